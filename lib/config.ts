@@ -1,0 +1,215 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable the service reads, parsed once. Nothing else in the code base
+ * touches `process.env`: an integration that is not set up is an explicit `null` here, and a
+ * malformed value throws a `ConfigError` naming the variable (at start, from `instrumentation.ts`).
+ */
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export interface RateLimitRule {
+  /** Requests allowed per window. */
+  limit: number;
+  windowMs: number;
+  /** The rule as written, e.g. `5/10m`. */
+  source: string;
+}
+
+const WINDOW_UNITS_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+export function parseRateLimitRule(source: string): RateLimitRule | null {
+  const match = /^\s*(\d{1,9})\s*\/\s*(\d{1,6})\s*([smh])\s*$/.exec(source);
+  if (!match) return null;
+  const limit = Number(match[1]);
+  const windowMs = Number(match[2]) * WINDOW_UNITS_MS[match[3] as keyof typeof WINDOW_UNITS_MS];
+  if (limit < 1 || windowMs < 1_000) return null;
+  return { limit, windowMs, source: source.trim() };
+}
+
+/** An unset variable and one set to the empty string (`FOO=` in a .env file) both mean "not set". */
+const optional = z
+  .string()
+  .transform((value) => value.trim())
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
+
+const httpUrl = (variable: string) =>
+  z.string().transform((value, ctx) => {
+    try {
+      const url = new URL(value);
+      if (url.protocol === "http:" || url.protocol === "https:") return url;
+    } catch {}
+    ctx.addIssue({ code: "custom", message: `${variable} must be an http(s) URL, got "${value}"` });
+    return z.NEVER;
+  });
+
+const origin = (variable: string) => httpUrl(variable).transform((url) => url.origin);
+
+const rateLimitRule = (variable: string) =>
+  z.string().transform((value, ctx) => {
+    const rule = parseRateLimitRule(value);
+    if (rule) return rule;
+    ctx.addIssue({
+      code: "custom",
+      message: `${variable} must look like <count>/<window> with the window in s, m or h (e.g. 5/10m), got "${value}"`,
+    });
+    return z.NEVER;
+  });
+
+const wholeNumber = (variable: string, min: number, max: number) =>
+  z.string().transform((value, ctx) => {
+    const number = Number(value);
+    if (/^\d+$/.test(value) && number >= min && number <= max) return number;
+    ctx.addIssue({
+      code: "custom",
+      message: `${variable} must be a whole number from ${min} to ${max}, got "${value}"`,
+    });
+    return z.NEVER;
+  });
+
+const list = (value: string) =>
+  value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+
+const smtpUrl = z.string().transform((value, ctx) => {
+  try {
+    const url = new URL(value);
+    if (url.protocol === "smtp:" || url.protocol === "smtps:") return value;
+  } catch {}
+  ctx.addIssue({ code: "custom", message: `SMTP_URL must be an smtp:// or smtps:// URL` });
+  return z.NEVER;
+});
+
+/** Read as raw strings first, so that each variable's own parser names it in its message. */
+const rawEnvSchema = z.object({
+  SITE_URL: optional,
+  ALLOWED_ORIGINS: optional,
+  TRUSTED_PROXY_HOPS: optional,
+  INBOX_DIR: optional,
+  BLOB_READ_WRITE_TOKEN: optional,
+  UPSTASH_REDIS_REST_URL: optional,
+  UPSTASH_REDIS_REST_TOKEN: optional,
+  CONTACT_RATE_LIMIT: optional,
+  NEWSLETTER_RATE_LIMIT: optional,
+  WEBHOOK_URL: optional,
+  WEBHOOK_SECRET: optional,
+  SMTP_URL: optional,
+  EMAIL_FROM: optional,
+  EMAIL_TO: optional,
+  NOTIFY_TIMEOUT_MS: optional,
+  IP_HASH_SALT: optional,
+});
+
+export interface Config {
+  siteOrigin: string;
+  allowedOrigins: readonly string[];
+  trustedProxyHops: number;
+  inbox: { driver: "filesystem"; dir: string } | { driver: "vercel-blob"; token: string };
+  redis: { url: string; token: string } | null;
+  rateLimits: { contact: RateLimitRule; newsletter: RateLimitRule };
+  webhook: { url: string; secret: string | null } | null;
+  email: { smtpUrl: string; from: string; to: readonly string[] } | null;
+  notifyTimeoutMs: number;
+  /** `null`: not set, a random salt is drawn per process (with a warning). */
+  ipHashSalt: string | null;
+  /** Human sentences about settings that are accepted but probably not what was meant. */
+  warnings: readonly string[];
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const raw = rawEnvSchema.parse(env);
+  const problems: string[] = [];
+  const warnings: string[] = [];
+
+  function read<T>(value: string | undefined, schema: z.ZodType<T, string>, fallback: T): T {
+    if (value === undefined) return fallback;
+    const result = schema.safeParse(value);
+    if (result.success) return result.data;
+    problems.push(...result.error.issues.map((issue) => issue.message));
+    return fallback;
+  }
+
+  const siteOrigin = read(raw.SITE_URL, origin("SITE_URL"), "http://localhost:3000");
+  const allowedOrigins = raw.ALLOWED_ORIGINS
+    ? list(raw.ALLOWED_ORIGINS).map((item) => read(item, origin("ALLOWED_ORIGINS"), ""))
+    : [];
+  const trustedProxyHops = read(raw.TRUSTED_PROXY_HOPS, wholeNumber("TRUSTED_PROXY_HOPS", 0, 32), 1);
+  const notifyTimeoutMs = read(raw.NOTIFY_TIMEOUT_MS, wholeNumber("NOTIFY_TIMEOUT_MS", 1, 600_000), 5_000);
+  const contact = read(raw.CONTACT_RATE_LIMIT, rateLimitRule("CONTACT_RATE_LIMIT"), {
+    limit: 5,
+    windowMs: 600_000,
+    source: "5/10m",
+  });
+  const newsletter = read(raw.NEWSLETTER_RATE_LIMIT, rateLimitRule("NEWSLETTER_RATE_LIMIT"), {
+    limit: 10,
+    windowMs: 600_000,
+    source: "10/10m",
+  });
+
+  if (raw.UPSTASH_REDIS_REST_URL) read(raw.UPSTASH_REDIS_REST_URL, httpUrl("UPSTASH_REDIS_REST_URL"), null);
+  if (Boolean(raw.UPSTASH_REDIS_REST_URL) !== Boolean(raw.UPSTASH_REDIS_REST_TOKEN)) {
+    // Half a Redis configuration would quietly fall back to per-process limits: refuse it.
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+  }
+  const redis =
+    raw.UPSTASH_REDIS_REST_URL && raw.UPSTASH_REDIS_REST_TOKEN
+      ? { url: raw.UPSTASH_REDIS_REST_URL, token: raw.UPSTASH_REDIS_REST_TOKEN }
+      : null;
+
+  let webhook: Config["webhook"] = null;
+  if (raw.WEBHOOK_URL) {
+    const url = read(raw.WEBHOOK_URL, httpUrl("WEBHOOK_URL"), null);
+    if (url) webhook = { url: url.href, secret: raw.WEBHOOK_SECRET ?? null };
+  } else if (raw.WEBHOOK_SECRET) {
+    warnings.push("WEBHOOK_SECRET is set without WEBHOOK_URL: the webhook channel is not configured");
+  }
+
+  let email: Config["email"] = null;
+  const emailVariables = { SMTP_URL: raw.SMTP_URL, EMAIL_FROM: raw.EMAIL_FROM, EMAIL_TO: raw.EMAIL_TO };
+  const missingEmail = Object.entries(emailVariables).filter(([, value]) => !value);
+  // Checked whenever set, like WEBHOOK_URL: a malformed value stops the start even before the
+  // channel's other variables are filled in.
+  const smtp = read(raw.SMTP_URL, smtpUrl, null);
+  if (missingEmail.length === 0) {
+    const to = list(raw.EMAIL_TO ?? "");
+    if (to.length === 0) problems.push("EMAIL_TO must list at least one address");
+    if (smtp && to.length > 0) email = { smtpUrl: smtp, from: raw.EMAIL_FROM ?? "", to };
+  } else if (missingEmail.length < 3) {
+    warnings.push(
+      `The email channel is not configured: ${missingEmail.map(([name]) => name).join(", ")} not set`,
+    );
+  }
+
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
+  }
+
+  return {
+    siteOrigin,
+    allowedOrigins,
+    trustedProxyHops,
+    inbox: raw.BLOB_READ_WRITE_TOKEN
+      ? { driver: "vercel-blob", token: raw.BLOB_READ_WRITE_TOKEN }
+      : { driver: "filesystem", dir: raw.INBOX_DIR ?? ".data/inbox" },
+    redis,
+    rateLimits: { contact, newsletter },
+    webhook,
+    email,
+    notifyTimeoutMs,
+    ipHashSalt: raw.IP_HASH_SALT ?? null,
+    warnings,
+  };
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration, parsed on first use (at start, through `instrumentation.ts`). */
+export function getConfig(): Config {
+  cached ??= parseConfig(process.env);
+  return cached;
+}

@@ -1,0 +1,278 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig, parseRateLimitRule } from "@/lib/config";
+
+type Env = Record<string, string | undefined>;
+
+const VARIABLES = [
+  "SITE_URL",
+  "ALLOWED_ORIGINS",
+  "TRUSTED_PROXY_HOPS",
+  "INBOX_DIR",
+  "BLOB_READ_WRITE_TOKEN",
+  "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "CONTACT_RATE_LIMIT",
+  "NEWSLETTER_RATE_LIMIT",
+  "WEBHOOK_URL",
+  "WEBHOOK_SECRET",
+  "SMTP_URL",
+  "EMAIL_FROM",
+  "EMAIL_TO",
+  "NOTIFY_TIMEOUT_MS",
+  "IP_HASH_SALT",
+] as const;
+
+const DEFAULTS = {
+  siteOrigin: "http://localhost:3000",
+  allowedOrigins: [],
+  trustedProxyHops: 1,
+  inbox: { driver: "filesystem", dir: ".data/inbox" },
+  redis: null,
+  rateLimits: {
+    contact: { limit: 5, windowMs: 600_000 },
+    newsletter: { limit: 10, windowMs: 600_000 },
+  },
+  webhook: null,
+  email: null,
+  notifyTimeoutMs: 5_000,
+  ipHashSalt: null,
+  warnings: [],
+};
+
+const EMAIL_ENV = {
+  SMTP_URL: "smtp://user:pass@mail.example:587",
+  EMAIL_FROM: "Studio <intake@studio.example>",
+  EMAIL_TO: "a@x.com, b@x.com",
+};
+
+/** The ConfigError thrown for `env`; fails the test when parsing succeeds or throws anything else. */
+function configError(env: Env): ConfigError {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`parseConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe("parseConfig defaults", () => {
+  it.each<[string, Env]>([
+    ["an empty env", {}],
+    ["every variable set to the empty string", Object.fromEntries(VARIABLES.map((name) => [name, ""]))],
+    ["every variable blank", Object.fromEntries(VARIABLES.map((name) => [name, "  "]))],
+    ["unrelated variables only", { PATH: "/usr/bin", NODE_ENV: "production", HOME: "/root" }],
+  ])("%s gives the defaults", (_label, env) => {
+    expect(parseConfig(env)).toMatchObject(DEFAULTS);
+  });
+
+  it("default rate limits carry their written form", () => {
+    const { rateLimits } = parseConfig({});
+    expect(rateLimits.contact.source).toBe("5/10m");
+    expect(rateLimits.newsletter.source).toBe("10/10m");
+  });
+});
+
+describe("parseConfig values", () => {
+  it.each<[string, Env, Record<string, unknown>]>([
+    [
+      "SITE_URL with a path",
+      { SITE_URL: "https://studio.example/some/path" },
+      { siteOrigin: "https://studio.example" },
+    ],
+    ["SITE_URL with a port", { SITE_URL: "http://localhost:8080" }, { siteOrigin: "http://localhost:8080" }],
+    ["SITE_URL padded", { SITE_URL: "  https://studio.example  " }, { siteOrigin: "https://studio.example" }],
+    [
+      "ALLOWED_ORIGINS",
+      { ALLOWED_ORIGINS: "https://a.example, https://b.example/path" },
+      { allowedOrigins: ["https://a.example", "https://b.example"] },
+    ],
+    [
+      "ALLOWED_ORIGINS with empty items",
+      { ALLOWED_ORIGINS: ",https://a.example,, " },
+      { allowedOrigins: ["https://a.example"] },
+    ],
+    ["TRUSTED_PROXY_HOPS=0", { TRUSTED_PROXY_HOPS: "0" }, { trustedProxyHops: 0 }],
+    ["TRUSTED_PROXY_HOPS=2", { TRUSTED_PROXY_HOPS: "2" }, { trustedProxyHops: 2 }],
+    [
+      "INBOX_DIR",
+      { INBOX_DIR: "/var/lib/intake" },
+      { inbox: { driver: "filesystem", dir: "/var/lib/intake" } },
+    ],
+    [
+      "BLOB_READ_WRITE_TOKEN",
+      { BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_abc" },
+      { inbox: { driver: "vercel-blob", token: "vercel_blob_rw_abc" } },
+    ],
+    [
+      "BLOB_READ_WRITE_TOKEN wins over INBOX_DIR",
+      { BLOB_READ_WRITE_TOKEN: "tok", INBOX_DIR: "/srv/inbox" },
+      { inbox: { driver: "vercel-blob", token: "tok" } },
+    ],
+    [
+      "Upstash URL and token",
+      { UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io", UPSTASH_REDIS_REST_TOKEN: "secret" },
+      { redis: { url: "https://eu1.upstash.io", token: "secret" } },
+    ],
+    [
+      "CONTACT_RATE_LIMIT",
+      { CONTACT_RATE_LIMIT: "3/30s" },
+      {
+        rateLimits: { contact: { limit: 3, windowMs: 30_000 }, newsletter: { limit: 10, windowMs: 600_000 } },
+      },
+    ],
+    [
+      "NEWSLETTER_RATE_LIMIT",
+      { NEWSLETTER_RATE_LIMIT: "100/1h" },
+      {
+        rateLimits: {
+          contact: { limit: 5, windowMs: 600_000 },
+          newsletter: { limit: 100, windowMs: 3_600_000 },
+        },
+      },
+    ],
+    [
+      "WEBHOOK_URL alone",
+      { WEBHOOK_URL: "https://hooks.example/intake" },
+      { webhook: { url: "https://hooks.example/intake", secret: null } },
+    ],
+    [
+      "WEBHOOK_URL with a secret",
+      { WEBHOOK_URL: "https://hooks.example/intake", WEBHOOK_SECRET: "whsec_abc" },
+      { webhook: { url: "https://hooks.example/intake", secret: "whsec_abc" } },
+    ],
+    ["NOTIFY_TIMEOUT_MS", { NOTIFY_TIMEOUT_MS: "2500" }, { notifyTimeoutMs: 2500 }],
+    ["IP_HASH_SALT", { IP_HASH_SALT: "pepper" }, { ipHashSalt: "pepper" }],
+  ])("%s", (_label, env, expected) => {
+    expect(parseConfig(env)).toMatchObject({ ...expected, warnings: [] });
+  });
+});
+
+describe("parseConfig refuses malformed values, naming the variable", () => {
+  it.each<[Env, string]>([
+    [{ SITE_URL: "not a url" }, "SITE_URL"],
+    [{ SITE_URL: "ftp://studio.example" }, "SITE_URL"],
+    [{ TRUSTED_PROXY_HOPS: "-1" }, "TRUSTED_PROXY_HOPS"],
+    [{ TRUSTED_PROXY_HOPS: "abc" }, "TRUSTED_PROXY_HOPS"],
+    [{ TRUSTED_PROXY_HOPS: "1.5" }, "TRUSTED_PROXY_HOPS"],
+    [{ CONTACT_RATE_LIMIT: "5 per minute" }, "CONTACT_RATE_LIMIT"],
+    [{ CONTACT_RATE_LIMIT: "0/1m" }, "CONTACT_RATE_LIMIT"],
+    [{ CONTACT_RATE_LIMIT: "5/0m" }, "CONTACT_RATE_LIMIT"],
+    [{ NEWSLETTER_RATE_LIMIT: "x" }, "NEWSLETTER_RATE_LIMIT"],
+    [{ NOTIFY_TIMEOUT_MS: "0" }, "NOTIFY_TIMEOUT_MS"],
+    [{ NOTIFY_TIMEOUT_MS: "fast" }, "NOTIFY_TIMEOUT_MS"],
+    [{ WEBHOOK_URL: "ftp://x" }, "WEBHOOK_URL"],
+    [{ WEBHOOK_URL: "not a url" }, "WEBHOOK_URL"],
+    [{ ...EMAIL_ENV, SMTP_URL: "http://x" }, "SMTP_URL"],
+    [{ SMTP_URL: "http://x" }, "SMTP_URL"],
+    [{ ...EMAIL_ENV, EMAIL_TO: " , ," }, "EMAIL_TO"],
+    [{ ALLOWED_ORIGINS: "https://a.example, not a url" }, "ALLOWED_ORIGINS"],
+    [{ ALLOWED_ORIGINS: "https://a.example, ftp://b.example" }, "ALLOWED_ORIGINS"],
+    [{ UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io" }, "UPSTASH_REDIS_REST_TOKEN"],
+    [{ UPSTASH_REDIS_REST_TOKEN: "secret" }, "UPSTASH_REDIS_REST_URL"],
+    [{ UPSTASH_REDIS_REST_URL: "not a url", UPSTASH_REDIS_REST_TOKEN: "secret" }, "UPSTASH_REDIS_REST_URL"],
+  ])("%j -> ConfigError naming %s", (env, variable) => {
+    expect(configError(env).message).toContain(variable);
+  });
+
+  it("names every malformed variable in one error", () => {
+    const { message } = configError({
+      SITE_URL: "nope",
+      CONTACT_RATE_LIMIT: "lots",
+      NOTIFY_TIMEOUT_MS: "-5",
+    });
+    for (const variable of ["SITE_URL", "CONTACT_RATE_LIMIT", "NOTIFY_TIMEOUT_MS"]) {
+      expect(message).toContain(variable);
+    }
+  });
+});
+
+describe("parseRateLimitRule", () => {
+  it.each([
+    ["5/10m", 5, 600_000],
+    ["100/1h", 100, 3_600_000],
+    ["3/30s", 3, 30_000],
+    [" 5 / 10m ", 5, 600_000],
+    ["1/1s", 1, 1_000],
+    ["10/10m", 10, 600_000],
+    ["2/24h", 2, 86_400_000],
+  ])("%j -> %i per %i ms", (source, limit, windowMs) => {
+    expect(parseRateLimitRule(source)).toEqual({ limit, windowMs, source: source.trim() });
+  });
+
+  it.each([
+    ["5 per minute"],
+    ["0/1m"],
+    ["5/0m"],
+    ["5/0s"],
+    ["x"],
+    [""],
+    ["5"],
+    ["5/10"],
+    ["5/m"],
+    ["/10m"],
+    ["5/10d"],
+    ["-1/1m"],
+    ["5/-1m"],
+    ["5/1.5m"],
+    ["5.5/10m"],
+    ["5/10m/1h"],
+  ])("%j -> null", (source) => {
+    expect(parseRateLimitRule(source)).toBeNull();
+  });
+});
+
+describe("email channel", () => {
+  it("is configured when SMTP_URL, EMAIL_FROM and EMAIL_TO are all set", () => {
+    const config = parseConfig(EMAIL_ENV);
+    expect(config.email).toEqual({
+      smtpUrl: EMAIL_ENV.SMTP_URL,
+      from: "Studio <intake@studio.example>",
+      to: ["a@x.com", "b@x.com"],
+    });
+    expect(config.warnings).toEqual([]);
+  });
+
+  it.each([
+    ["a@x.com", ["a@x.com"]],
+    ["a@x.com,b@x.com", ["a@x.com", "b@x.com"]],
+    ["  a@x.com ,  b@x.com  , ", ["a@x.com", "b@x.com"]],
+  ])("EMAIL_TO %j -> %j", (to, expected) => {
+    expect(parseConfig({ ...EMAIL_ENV, EMAIL_TO: to }).email?.to).toEqual(expected);
+  });
+
+  it("accepts smtps://", () => {
+    expect(parseConfig({ ...EMAIL_ENV, SMTP_URL: "smtps://mail.example:465" }).email?.smtpUrl).toBe(
+      "smtps://mail.example:465",
+    );
+  });
+
+  const partials: [string, Env, string[]][] = [
+    ["SMTP_URL only", { SMTP_URL: EMAIL_ENV.SMTP_URL }, ["EMAIL_FROM", "EMAIL_TO"]],
+    ["EMAIL_FROM only", { EMAIL_FROM: EMAIL_ENV.EMAIL_FROM }, ["SMTP_URL", "EMAIL_TO"]],
+    ["EMAIL_TO only", { EMAIL_TO: EMAIL_ENV.EMAIL_TO }, ["SMTP_URL", "EMAIL_FROM"]],
+    ["no EMAIL_TO", { SMTP_URL: EMAIL_ENV.SMTP_URL, EMAIL_FROM: EMAIL_ENV.EMAIL_FROM }, ["EMAIL_TO"]],
+    ["no EMAIL_FROM", { SMTP_URL: EMAIL_ENV.SMTP_URL, EMAIL_TO: EMAIL_ENV.EMAIL_TO }, ["EMAIL_FROM"]],
+    ["no SMTP_URL", { EMAIL_FROM: EMAIL_ENV.EMAIL_FROM, EMAIL_TO: EMAIL_ENV.EMAIL_TO }, ["SMTP_URL"]],
+    ["EMAIL_TO empty", { ...EMAIL_ENV, EMAIL_TO: "" }, ["EMAIL_TO"]],
+  ];
+
+  it.each(partials)(
+    "partial config (%s) -> null with a warning naming what is missing",
+    (_label, env, missing) => {
+      const config = parseConfig(env);
+      expect(config.email).toBeNull();
+      expect(config.warnings).toHaveLength(1);
+      for (const variable of missing) expect(config.warnings[0]).toContain(variable);
+    },
+  );
+});
+
+describe("webhook channel", () => {
+  it("WEBHOOK_SECRET without WEBHOOK_URL -> null with a warning", () => {
+    const config = parseConfig({ WEBHOOK_SECRET: "whsec_abc" });
+    expect(config.webhook).toBeNull();
+    expect(config.warnings).toHaveLength(1);
+    expect(config.warnings[0]).toContain("WEBHOOK_URL");
+  });
+});
