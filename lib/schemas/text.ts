@@ -1,0 +1,85 @@
+import { z } from "zod";
+
+/** Length in Unicode code points, as the contract counts it (an emoji is one, not two). */
+export function codePoints(value: string): number {
+  let count = value.length;
+  // Each surrogate pair is one code point held in two UTF-16 units.
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+// C0 controls, DEL and C1 controls.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// The same, less tab, line feed and carriage return.
+const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+interface TextRules {
+  label: string;
+  min?: number;
+  max: number;
+  multiline?: boolean;
+}
+
+/** A trimmed text field with code-point lengths and a control-character rule. */
+export function text({ label, min = 0, max, multiline = false }: TextRules) {
+  return z
+    .string({ error: `${label} is required.` })
+    .trim()
+    .superRefine((value, ctx) => {
+      const length = codePoints(value);
+      if (min > 0 && length === 0) {
+        ctx.addIssue({ code: "custom", message: `${label} is required.` });
+      } else if (length < min) {
+        ctx.addIssue({ code: "custom", message: `${label} must be at least ${min} characters.` });
+      } else if (length > max) {
+        ctx.addIssue({ code: "custom", message: `${label} must be at most ${max} characters.` });
+      } else if ((multiline ? CONTROL_BUT_LINE_BREAKS : CONTROL).test(value)) {
+        ctx.addIssue({
+          code: "custom",
+          message: multiline
+            ? `${label} contains control characters.`
+            : `${label} must be a single line without control characters.`,
+        });
+      }
+    });
+}
+
+/** An optional text field: absent, or empty after trimming, means not given. */
+export function optionalText(rules: TextRules) {
+  return z.preprocess(
+    (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
+    text(rules).optional(),
+  );
+}
+
+export const EMAIL_MAX_LENGTH = 254;
+
+export const email = z
+  .string({ error: "Email is required." })
+  .trim()
+  .superRefine((value, ctx) => {
+    if (value === "") ctx.addIssue({ code: "custom", message: "Email is required." });
+    else if (codePoints(value) > EMAIL_MAX_LENGTH)
+      ctx.addIssue({ code: "custom", message: `Email must be at most ${EMAIL_MAX_LENGTH} characters.` });
+    else if (!z.email().safeParse(value).success)
+      ctx.addIssue({ code: "custom", message: "Enter a valid email address, like name@example.com." });
+  });
+
+/** Turns a failed parse into the contract's `fields` map: one message per field, every field at once. */
+export function fieldMessages(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = String(issue.path[0] ?? "_");
+    fields[field] ??= issue.message;
+  }
+  return fields;
+}
