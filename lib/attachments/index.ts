@@ -1,0 +1,2 @@
+export * from "./filename";
+export * from "./sniff";
