@@ -1,0 +1,215 @@
+import busboy from "busboy";
+import { ApiError } from "./errors";
+
+/**
+ * Request bodies read under a byte cap: the declared size is checked before anything is read,
+ * and the bytes actually received are counted as they arrive, so a body that lies about its size
+ * (or is chunked with no size at all) is cut off at the cap instead of being buffered whole.
+ */
+
+export function assertDeclaredSize(request: Request, maxBytes: number): void {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
+    throw tooLarge(maxBytes);
+  }
+}
+
+/** The media type without parameters, lowercased; `null` when absent. */
+export function mediaType(request: Request): string | null {
+  const value = request.headers.get("content-type");
+  const type = value?.split(";")[0]?.trim().toLowerCase();
+  return type ? type : null;
+}
+
+export function assertMediaType(request: Request, expected: string): void {
+  if (mediaType(request) !== expected) {
+    throw new ApiError("unsupported_media_type", `Send the request as ${expected}.`);
+  }
+}
+
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError(
+    "payload_too_large",
+    `The request is larger than ${formatBytes(maxBytes)}. Attach a smaller file.`,
+  );
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}
+
+/** Yields the body's chunks, failing with 413 as soon as more than `maxBytes` have arrived. */
+async function* countedChunks(request: Request, maxBytes: number): AsyncGenerator<Uint8Array> {
+  if (!request.body) return;
+  const reader = request.body.getReader();
+  let received = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      received += value.byteLength;
+      if (received > maxBytes) throw tooLarge(maxBytes);
+      yield value;
+    }
+  } finally {
+    // Stop pulling from the client: whatever it still sends is not read.
+    await reader.cancel().catch(() => {});
+  }
+}
+
+/** The whole body as text, under the cap. */
+export async function readText(request: Request, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of countedChunks(request, maxBytes)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export interface UploadedFile {
+  filename: string;
+  /** What the client claimed; informational only, the bytes decide the type. */
+  declaredType: string;
+  /** The bytes as received, kept in their chunks (no concatenated copy). Empty when truncated. */
+  chunks: Uint8Array[];
+  size: number;
+  /** More than `maxFileBytes` were sent; the rest was discarded. */
+  truncated: boolean;
+}
+
+export interface MultipartForm {
+  /** Text parts by name, every occurrence in order. */
+  fields: Map<string, FieldValue[]>;
+  /** File parts by name, for the names in `fileFields` and for file parts sent under a text field's name. */
+  files: Map<string, UploadedFile[]>;
+}
+
+export interface FieldValue {
+  value: string;
+  /** Longer than `maxFieldBytes`; `value` holds only the start. */
+  truncated: boolean;
+  /** The bytes were not valid UTF-8. */
+  invalidEncoding: boolean;
+}
+
+export interface MultipartLimits {
+  maxBodyBytes: number;
+  maxFileBytes: number;
+  maxFieldBytes: number;
+  maxParts: number;
+  /** Names whose file parts are kept; file parts under other names are drained and noted as present. */
+  fileFields: readonly string[];
+}
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Decodes a part that busboy read as latin1 (a lossless byte view) as strict UTF-8. */
+function decodeField(latin1: string): { value: string; invalidEncoding: boolean } {
+  // A part that named its own charset was decoded by busboy with it already.
+  if (/[^\u0000-\u00ff]/.test(latin1)) return { value: latin1, invalidEncoding: false };
+  try {
+    return { value: STRICT_UTF8.decode(Buffer.from(latin1, "latin1")), invalidEncoding: false };
+  } catch {
+    return { value: "", invalidEncoding: true };
+  }
+}
+
+/**
+ * Parses a `multipart/form-data` body as it streams in. Malformed bodies (bad boundary, truncated
+ * parts, broken part headers) are 400; a body over `maxBodyBytes` or with too many parts is 413.
+ */
+export async function readMultipart(request: Request, limits: MultipartLimits): Promise<MultipartForm> {
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { "content-type": request.headers.get("content-type") ?? "" },
+      defCharset: "latin1",
+      defParamCharset: "utf8",
+      limits: {
+        fieldSize: limits.maxFieldBytes,
+        fileSize: limits.maxFileBytes + 1, // busboy flags a file that reaches the limit, so allow the exact size
+        parts: limits.maxParts,
+        headerPairs: 20,
+      },
+    });
+  } catch (error) {
+    throw new ApiError("malformed_body", "The form data could not be read: its boundary is missing.", {
+      cause: error,
+    });
+  }
+
+  const form: MultipartForm = { fields: new Map(), files: new Map() };
+  let failure: ApiError | null = null;
+  const fail = (error: ApiError) => {
+    failure ??= error;
+  };
+
+  parser.on("field", (name, raw, info) => {
+    const { value, invalidEncoding } = decodeField(raw);
+    const values = form.fields.get(name) ?? [];
+    values.push({ value, truncated: info.valueTruncated, invalidEncoding });
+    form.fields.set(name, values);
+  });
+
+  parser.on("file", (name, stream, info) => {
+    const file: UploadedFile = {
+      filename: info.filename ?? "",
+      declaredType: info.mimeType,
+      chunks: [],
+      size: 0,
+      truncated: false,
+    };
+    const keep = limits.fileFields.includes(name);
+    stream.on("data", (chunk: Buffer) => {
+      file.size += chunk.byteLength;
+      if (keep && !file.truncated) file.chunks.push(chunk);
+    });
+    stream.on("limit", () => {
+      file.truncated = true;
+      file.chunks = []; // already too large: hold none of it
+    });
+    stream.on("error", () => {}); // surfaces as the parser's own error
+    stream.on("end", () => {
+      // A browser sends an empty, unnamed file part when no file was chosen: that is no file.
+      if (file.filename === "" && file.size === 0) return;
+      const files = form.files.get(name) ?? [];
+      files.push(file);
+      form.files.set(name, files);
+    });
+  });
+
+  parser.on("partsLimit", () => fail(new ApiError("payload_too_large", "The form has too many fields.")));
+
+  let parseError: unknown = null;
+  const settled = new Promise<void>((resolve) => {
+    parser.on("close", resolve);
+    parser.on("error", (error) => {
+      parseError ??= error;
+      resolve();
+    });
+  });
+
+  try {
+    for await (const chunk of countedChunks(request, limits.maxBodyBytes)) {
+      if (failure || parseError) break;
+      if (!parser.write(chunk)) {
+        await Promise.race([new Promise((resolve) => parser.once("drain", resolve)), settled]);
+      }
+    }
+    if (!failure && !parseError) {
+      parser.end();
+      await settled;
+    }
+  } finally {
+    parser.removeAllListeners("drain");
+    parser.destroy(); // a no-op once parsing closed; otherwise stops it mid-body
+  }
+  if (failure) throw failure;
+  if (parseError) {
+    throw new ApiError("malformed_body", "The form data could not be read: it is malformed or incomplete.", {
+      cause: parseError,
+    });
+  }
+  if (failure) throw failure;
+  return form;
+}

@@ -1,0 +1,86 @@
+/**
+ * The one error vocabulary of the API: a code decides the status, and every failure leaves
+ * through `errorResponse` as `{ ok: false, error, message, fields? }`.
+ */
+
+export const ERROR_STATUS = {
+  malformed_body: 400,
+  cross_origin: 403,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  rate_limited: 429,
+  storage_unavailable: 503,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+  malformed_body: "The request body could not be read.",
+  cross_origin: "This form can only be sent from the site itself.",
+  payload_too_large: "The request is too large.",
+  unsupported_media_type: "The request has the wrong content type.",
+  validation_failed: "Some fields need attention.",
+  rate_limited: "Too many requests. Please try again later.",
+  storage_unavailable: "We could not save your request just now. Please try again in a moment.",
+  internal_error: "Something went wrong on our side. Please try again later.",
+};
+
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly code: ErrorCode;
+  readonly fields: Record<string, string> | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: ErrorCode,
+    message: string = DEFAULT_MESSAGES[code],
+    options: { fields?: Record<string, string>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.code = code;
+    this.fields = options.fields;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function validationFailed(fields: Record<string, string>): ApiError {
+  return new ApiError("validation_failed", DEFAULT_MESSAGES.validation_failed, { fields });
+}
+
+const JSON_HEADERS = {
+  "Content-Type": "application/json; charset=utf-8",
+  "Cache-Control": "no-store",
+} as const;
+
+export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) {
+  return new Response(JSON.stringify(body), {
+    status: init.status ?? 200,
+    headers: { ...JSON_HEADERS, ...init.headers },
+  });
+}
+
+/** Any thrown value to the contract's JSON body. Unknown errors are logged and answered with a bare 500. */
+export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
+  if (error instanceof ApiError) {
+    return json(
+      {
+        ok: false,
+        error: error.code,
+        message: error.message,
+        ...(error.fields ? { fields: error.fields } : {}),
+      },
+      { status: error.status, headers: { ...headers, ...error.headers } },
+    );
+  }
+  console.error("[api] unexpected error", error);
+  return json(
+    { ok: false, error: "internal_error", message: DEFAULT_MESSAGES.internal_error },
+    { status: 500, headers },
+  );
+}
