@@ -1,0 +1,52 @@
+import type { Config } from "../config";
+import { ApiError } from "../http/errors";
+import { MemoryRateLimiter } from "./memory";
+import type { RateLimitDecision, RateLimiter } from "./types";
+
+export type { RateLimitDecision, RateLimiter } from "./types";
+
+export type RateLimitPolicy = "contact" | "newsletter";
+
+export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
+
+/** One limiter per endpoint, from the configured driver. */
+export function createRateLimiters(config: Config): RateLimiters {
+  return {
+    contact: new MemoryRateLimiter(config.rateLimits.contact),
+    newsletter: new MemoryRateLimiter(config.rateLimits.newsletter),
+  };
+}
+
+/** `RateLimit-*` headers (reset in whole seconds), and `Retry-After` when refused. */
+export function rateLimitHeaders(decision: RateLimitDecision, now = Date.now()): Record<string, string> {
+  const reset = Math.max(Math.ceil((decision.resetAt - now) / 1000), 1);
+  const headers: Record<string, string> = {
+    "RateLimit-Limit": String(decision.limit),
+    "RateLimit-Remaining": String(decision.remaining),
+    "RateLimit-Reset": String(reset),
+  };
+  if (!decision.allowed) headers["Retry-After"] = String(reset);
+  return headers;
+}
+
+/** Counts the request; throws 429 (with `Retry-After`) when over, else returns the headers to send. */
+export async function enforceRateLimit(
+  limiter: RateLimiter,
+  subject: string,
+): Promise<Record<string, string>> {
+  const decision = await limiter.consume(subject);
+  const headers = rateLimitHeaders(decision);
+  if (!decision.allowed) {
+    const wait = Number(headers["Retry-After"]);
+    throw new ApiError("rate_limited", `Too many requests. Please try again in ${describeWait(wait)}.`, {
+      headers,
+    });
+  }
+  return headers;
+}
+
+function describeWait(seconds: number): string {
+  if (seconds < 90) return `${seconds} second${seconds === 1 ? "" : "s"}`;
+  const minutes = Math.ceil(seconds / 60);
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+}
