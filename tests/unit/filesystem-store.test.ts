@@ -1,0 +1,343 @@
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import {
+  type AttachmentUpload,
+  type BriefRecord,
+  briefFolder,
+  type Folder,
+  saveBrief,
+} from "@/lib/inbox/briefs";
+import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { type ObjectBody, type ObjectStore, StoreUnavailableError } from "@/lib/inbox/types";
+
+let dir: string;
+let root: string;
+let store: ObjectStore;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "fs-store-test-"));
+  root = join(dir, "inbox");
+  store = new FilesystemStore(root);
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Every file under `path`, relative to it, sorted. */
+async function listFiles(path: string): Promise<string[]> {
+  try {
+    const entries = await readdir(path, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(path.length + 1))
+      .sort();
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+async function leftoverTempFiles(): Promise<string[]> {
+  return (await listFiles(root)).filter((file) => file.split("/").some((part) => part.startsWith(".tmp-")));
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe("FilesystemStore", () => {
+  it.each<[string, ObjectBody, Uint8Array]>([
+    ["a string", "héllo ✓\nsecond line", bytes("héllo ✓\nsecond line")],
+    ["an empty string", "", new Uint8Array()],
+    ["a Uint8Array", new Uint8Array([0, 1, 2, 254, 255]), new Uint8Array([0, 1, 2, 254, 255])],
+    ["a Buffer", Buffer.from("buffer body"), bytes("buffer body")],
+    ["an array of chunks", [bytes("one,"), bytes("two,"), bytes("three")], bytes("one,two,three")],
+    ["an empty array of chunks", [], new Uint8Array()],
+    ["chunks with an empty one", [bytes("a"), new Uint8Array(), bytes("b")], bytes("ab")],
+    [
+      "3000 chunks (more than one writev can take)",
+      Array.from({ length: 3000 }, (_, i) => new Uint8Array([i % 256, (i >> 8) % 256])),
+      new Uint8Array(Array.from({ length: 3000 }, (_, i) => [i % 256, (i >> 8) % 256]).flat()),
+    ],
+  ])("put/get round-trips %s", async (_label, body, expected) => {
+    await store.put("a/b/object.bin", body, "application/octet-stream");
+    const got = await store.get("a/b/object.bin");
+    expect(got).not.toBeNull();
+    expect(Buffer.from(got!).equals(Buffer.from(expected))).toBe(true);
+    // and the object is the file at the matching place under the root
+    expect((await readFile(join(root, "a", "b", "object.bin"))).equals(Buffer.from(expected))).toBe(true);
+    expect(await leftoverTempFiles()).toEqual([]);
+  });
+
+  it.each([
+    ["shorter replaces longer", "a much longer first content", "x"],
+    ["longer replaces shorter", "x", "a much longer second content"],
+    ["same length", "first", "secon"],
+  ])("put replaces an existing object (%s)", async (_label, first, second) => {
+    await store.put("k/v.txt", first, "text/plain");
+    await store.put("k/v.txt", second, "text/plain");
+    expect(Buffer.from((await store.get("k/v.txt"))!).toString()).toBe(second);
+    expect(await leftoverTempFiles()).toEqual([]);
+  });
+
+  it.each([["missing.json"], ["no/such/folder/x.json"]])(
+    "get of a missing object (%s) is null",
+    async (path) => {
+      expect(await store.get(path)).toBeNull();
+    },
+  );
+
+  it("get below an object (a file used as a folder) is null", async () => {
+    await store.put("a/file", "x", "text/plain");
+    expect(await store.get("a/file/below")).toBeNull();
+  });
+
+  it("create writes once, then returns false and keeps the first content", async () => {
+    expect(await store.create("subs/one.json", '{"n":1}', "application/json")).toBe(true);
+    expect(await store.create("subs/one.json", '{"n":2}', "application/json")).toBe(false);
+    expect(await store.create("subs/one.json", [bytes("3")], "application/json")).toBe(false);
+    expect(Buffer.from((await store.get("subs/one.json"))!).toString()).toBe('{"n":1}');
+    expect(await leftoverTempFiles()).toEqual([]);
+  });
+
+  it("create does not replace an object written by put", async () => {
+    await store.put("p.txt", "put", "text/plain");
+    expect(await store.create("p.txt", "create", "text/plain")).toBe(false);
+    expect(Buffer.from((await store.get("p.txt"))!).toString()).toBe("put");
+  });
+
+  it.each([[2], [20]])(
+    "%i concurrent creates of one path: exactly one wins, and its body is stored",
+    async (n) => {
+      const results = await Promise.all(
+        Array.from({ length: n }, (_, i) => store.create("race/x.json", `body-${i}`, "application/json")),
+      );
+      const winners = results.flatMap((won, i) => (won ? [i] : []));
+      expect(winners).toHaveLength(1);
+      expect(Buffer.from((await store.get("race/x.json"))!).toString()).toBe(`body-${winners[0]}`);
+      expect(await leftoverTempFiles()).toEqual([]);
+      expect(await listFiles(root)).toEqual(["race/x.json"]);
+    },
+  );
+
+  it("delete removes an object, and deleting a missing one is fine", async () => {
+    await store.put("d/x.txt", "x", "text/plain");
+    await store.delete("d/x.txt");
+    expect(await store.get("d/x.txt")).toBeNull();
+    await expect(store.delete("d/x.txt")).resolves.toBeUndefined();
+    await expect(store.delete("never/was.txt")).resolves.toBeUndefined();
+  });
+
+  describe.each([
+    ["../x"],
+    ["a/../../x"],
+    ["a//b"],
+    ["/abs"],
+    ["a/b/"],
+    ["./a"],
+    [""],
+    ["a\\..\\b"],
+    ["a/\u0000b"],
+    ["a/b\nc"],
+    ["x".repeat(513)],
+  ])("invalid path %j", (path) => {
+    it.each<[string, (store: ObjectStore) => Promise<unknown>]>([
+      ["put", (s) => s.put(path, "x", "text/plain")],
+      ["create", (s) => s.create(path, "x", "text/plain")],
+      ["get", (s) => s.get(path)],
+      ["delete", (s) => s.delete(path)],
+    ])("%s throws and writes nothing", async (_operation, run) => {
+      await expect(run(store)).rejects.toThrow(/Invalid object path/);
+      expect(await listFiles(dir)).toEqual([]);
+    });
+  });
+
+  describe("a root below a regular file", () => {
+    let broken: ObjectStore;
+
+    beforeEach(async () => {
+      const file = join(dir, "not-a-folder");
+      await writeFile(file, "I am a file");
+      broken = new FilesystemStore(join(file, "inbox"));
+    });
+
+    it.each<[string, (store: ObjectStore) => Promise<unknown>]>([
+      ["put of a string", (s) => s.put("briefs/x/brief.json", "{}", "application/json")],
+      ["put of chunks", (s) => s.put("briefs/x/attachment.pdf", [bytes("%PDF")], "application/pdf")],
+      ["create", (s) => s.create("newsletter/subscribers/a.json", "{}", "application/json")],
+    ])("%s throws StoreUnavailableError", async (_label, run) => {
+      await expect(run(broken)).rejects.toBeInstanceOf(StoreUnavailableError);
+    });
+
+    it("get is null", async () => {
+      expect(await broken.get("briefs/x/brief.json")).toBeNull();
+    });
+  });
+});
+
+const RECEIVED_AT = "2025-12-31T23:59:59.999Z";
+const REFERENCE = "K7QM-3XD9-PTWA-84HC";
+
+function record(overrides: Partial<BriefRecord> = {}): BriefRecord {
+  return {
+    reference: REFERENCE,
+    receivedAt: RECEIVED_AT,
+    name: "Ann Lee",
+    email: "ann@example.com",
+    company: null,
+    role: null,
+    projectType: "ai-system",
+    budget: "undecided",
+    timeline: "exploring",
+    description: "We would like to explore an AI system for our support team.",
+    consent: true,
+    attachment: null,
+    client: { ipHash: "abc123", userAgent: "test", origin: "https://studio.example" },
+    ...overrides,
+  };
+}
+
+function upload(): AttachmentUpload {
+  const chunks = [bytes("%PDF-1.7\n"), bytes("body of the file\n"), bytes("%%EOF\n")];
+  return {
+    chunks,
+    record: {
+      filename: "attachment.pdf",
+      originalName: "brief.pdf",
+      contentType: "application/pdf",
+      size: chunks.reduce((sum, chunk) => sum + chunk.length, 0),
+      sha256: "0".repeat(64),
+    },
+  };
+}
+
+/** Delegates to a real store, records the writes, and fails the operations `fail` picks. */
+function wrap(
+  inner: ObjectStore,
+  fail: { put?: (path: string) => boolean; delete?: (path: string) => boolean } = {},
+) {
+  const calls: string[] = [];
+  const wrapped: ObjectStore = {
+    driver: inner.driver,
+    async put(path, body, contentType) {
+      calls.push(`put ${path}`);
+      if (fail.put?.(path)) throw new StoreUnavailableError(`simulated failure writing ${path}`);
+      return inner.put(path, body, contentType);
+    },
+    async create(path, body, contentType) {
+      calls.push(`create ${path}`);
+      return inner.create(path, body, contentType);
+    },
+    get: (path) => inner.get(path),
+    async delete(path) {
+      calls.push(`delete ${path}`);
+      if (fail.delete?.(path)) throw new StoreUnavailableError(`simulated failure deleting ${path}`);
+      return inner.delete(path);
+    },
+  };
+  return { store: wrapped, calls };
+}
+
+describe("briefFolder", () => {
+  const originalTZ = process.env.TZ;
+  afterEach(() => {
+    if (originalTZ === undefined) delete process.env.TZ;
+    else process.env.TZ = originalTZ;
+  });
+
+  it.each<[Folder, string, string, string]>([
+    ["briefs", "2026-03-04T10:00:00.000Z", "Pacific/Kiritimati", "briefs/2026/03/04/REF"],
+    ["briefs", "2025-12-31T23:59:59.999Z", "Pacific/Kiritimati", "briefs/2025/12/31/REF"],
+    ["briefs", "2026-01-01T00:00:00.000Z", "America/Los_Angeles", "briefs/2026/01/01/REF"],
+    ["spam", "2026-11-22T08:15:00.000Z", "UTC", "spam/2026/11/22/REF"],
+    ["briefs", "2026-02-09T23:30:00.000Z", "Asia/Tokyo", "briefs/2026/02/09/REF"],
+  ])("%s on %s (local zone %s) -> %s", (folder, iso, zone, expected) => {
+    process.env.TZ = zone;
+    expect(briefFolder(folder, "REF", new Date(iso))).toBe(expected);
+  });
+});
+
+describe("saveBrief", () => {
+  const base = `briefs/2025/12/31/${REFERENCE}`;
+
+  it("writes the attachment first, then brief.json, under briefs/YYYY/MM/DD/<ref>/", async () => {
+    const { store: recording, calls } = wrap(store);
+    const brief = record({ attachment: upload().record });
+    const folder = await saveBrief(recording, "briefs", brief, upload());
+
+    expect(folder).toBe(base);
+    expect(calls).toEqual([`put ${base}/attachment.pdf`, `put ${base}/brief.json`]);
+    expect(await listFiles(root)).toEqual([`${base}/attachment.pdf`, `${base}/brief.json`]);
+    expect(JSON.parse(Buffer.from((await store.get(`${base}/brief.json`))!).toString())).toEqual(brief);
+    expect(Buffer.from((await store.get(`${base}/attachment.pdf`))!).toString()).toBe(
+      "%PDF-1.7\nbody of the file\n%%EOF\n",
+    );
+  });
+
+  it("without an attachment writes brief.json only", async () => {
+    const { store: recording, calls } = wrap(store);
+    await saveBrief(recording, "briefs", record(), null);
+    expect(calls).toEqual([`put ${base}/brief.json`]);
+    expect(await listFiles(root)).toEqual([`${base}/brief.json`]);
+  });
+
+  it("puts a honeypot catch under spam/", async () => {
+    const folder = await saveBrief(store, "spam", record(), upload());
+    expect(folder).toBe(`spam/2025/12/31/${REFERENCE}`);
+    expect(await listFiles(root)).toEqual([
+      `spam/2025/12/31/${REFERENCE}/attachment.pdf`,
+      `spam/2025/12/31/${REFERENCE}/brief.json`,
+    ]);
+  });
+
+  it("when brief.json cannot be written, deletes the attachment and rethrows the error", async () => {
+    const { store: failing, calls } = wrap(store, { put: (path) => path.endsWith("brief.json") });
+    const error = await saveBrief(failing, "briefs", record({ attachment: upload().record }), upload()).then(
+      () => null,
+      (reason: unknown) => reason,
+    );
+
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain("brief.json");
+    expect(calls).toEqual([
+      `put ${base}/attachment.pdf`,
+      `put ${base}/brief.json`,
+      `delete ${base}/attachment.pdf`,
+    ]);
+    expect(await store.get(`${base}/attachment.pdf`)).toBeNull();
+    expect(await store.get(`${base}/brief.json`)).toBeNull();
+    expect(await listFiles(root)).toEqual([]);
+  });
+
+  it("rethrows the write error, not the cleanup error, when the attachment cannot be deleted either", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => {});
+    const { store: failing } = wrap(store, {
+      put: (path) => path.endsWith("brief.json"),
+      delete: () => true,
+    });
+    await expect(saveBrief(failing, "briefs", record(), upload())).rejects.toThrow(/writing .*brief\.json/);
+    expect(log).toHaveBeenCalled();
+    expect(await store.get(`${base}/brief.json`)).toBeNull();
+  });
+
+  it("when the attachment cannot be written, brief.json is never written", async () => {
+    const { store: failing, calls } = wrap(store, { put: (path) => path.endsWith("attachment.pdf") });
+    await expect(saveBrief(failing, "briefs", record(), upload())).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    expect(calls).toEqual([`put ${base}/attachment.pdf`]);
+    expect(await listFiles(root)).toEqual([]);
+  });
+
+  it("against an unwritable root, fails with StoreUnavailableError and leaves nothing", async () => {
+    const file = join(dir, "plain-file");
+    await writeFile(file, "x");
+    const broken = new FilesystemStore(join(file, "inbox"));
+    await expect(saveBrief(broken, "briefs", record(), upload())).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    expect((await stat(file)).isFile()).toBe(true);
+  });
+});
