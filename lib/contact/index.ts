@@ -1,0 +1,4 @@
+export { CONTACT_BODY_LIMIT, CONTACT_FORM_LIMITS, validateSubmission } from "./submission";
+export type { Submission } from "./submission";
+export { describeClient, receiveBrief } from "./receive";
+export type { Receipt } from "./receive";

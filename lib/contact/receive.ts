@@ -1,0 +1,57 @@
+import { createHmac } from "node:crypto";
+import { ApiError } from "../http/errors";
+import { type BriefRecord, type ClientRecord, saveBrief, StoreUnavailableError } from "../inbox";
+import { newReference } from "../reference";
+import type { Services } from "../services";
+import type { Submission } from "./submission";
+
+export interface Receipt {
+  reference: string;
+  /** The channels that accepted the notification, in the order webhook, email. */
+  forwarded: ("webhook" | "email")[];
+}
+
+/** Who sent a brief, as far as it is kept: the address only as a salted hash. */
+export function describeClient(request: Request, address: string | null, salt: string): ClientRecord {
+  const clip = (value: string | null) => (value === null ? null : value.slice(0, 512));
+  return {
+    ipHash: address === null ? null : createHmac("sha256", salt).update(address).digest("hex"),
+    userAgent: clip(request.headers.get("user-agent")),
+    origin: clip(request.headers.get("origin")),
+  };
+}
+
+/** Stores a valid brief in the inbox (503 when the store cannot be written) and returns its receipt. */
+export async function receiveBrief(
+  services: Pick<Services, "store">,
+  submission: Submission,
+  client: ClientRecord,
+  receivedAt = new Date(),
+): Promise<Receipt> {
+  const { brief, attachment, spam } = submission;
+  const record: BriefRecord = {
+    reference: newReference(),
+    receivedAt: receivedAt.toISOString(),
+    name: brief.name,
+    email: brief.email,
+    company: brief.company ?? null,
+    role: brief.role ?? null,
+    projectType: brief.projectType,
+    budget: brief.budget,
+    timeline: brief.timeline,
+    description: brief.description,
+    consent: brief.consent,
+    attachment: attachment?.record ?? null,
+    client,
+  };
+  try {
+    await saveBrief(services.store, spam ? "spam" : "briefs", record, attachment);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) {
+      console.error(`[contact] brief ${record.reference} not stored`, error);
+      throw new ApiError("storage_unavailable", undefined, { cause: error });
+    }
+    throw error;
+  }
+  return { reference: record.reference, forwarded: [] };
+}

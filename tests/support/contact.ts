@@ -1,0 +1,97 @@
+import { type ClientRequest, request as httpRequest } from "node:http";
+
+/** A brief that passes every rule; tests override what they probe. */
+export function validBrief(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    company: "Analytical Engines Ltd",
+    role: "Founder",
+    projectType: "ai-system",
+    budget: "50k-100k",
+    timeline: "3-6-months",
+    description: "We need a system that computes Bernoulli numbers and explains its reasoning.",
+    consent: "on",
+    ...overrides,
+  };
+}
+
+export interface FilePart {
+  bytes: Uint8Array;
+  name: string;
+  type?: string;
+}
+
+export function briefForm(fields: Record<string, string>, file?: FilePart): FormData {
+  const form = new FormData();
+  for (const [key, value] of Object.entries(fields)) form.append(key, value);
+  if (file) {
+    form.append(
+      "brief",
+      new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.type ?? "application/octet-stream" }),
+      file.name,
+    );
+  }
+  return form;
+}
+
+let counter = 0;
+/** A fresh client address from the documentation range, so each test has its own rate-limit budget. */
+export function nextAddress(): string {
+  counter += 1;
+  return `198.51.${Math.floor(counter / 250) % 250}.${(counter % 250) + 1}`;
+}
+
+export async function postContact(
+  baseUrl: string,
+  body: FormData | BodyInit,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}/api/contact`, {
+    method: "POST",
+    body,
+    headers: { "x-forwarded-for": nextAddress(), ...headers },
+  });
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * A hand-driven HTTP request: `write` decides what (and how much) of the body is sent, so tests
+ * can declare sizes they never send, or stream without a Content-Length.
+ */
+export function rawRequest(
+  url: string,
+  options: {
+    method?: string;
+    headers: Record<string, string | number>;
+    write?: (req: ClientRequest) => void;
+  },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    let answer: RawResponse | null = null;
+    const req = httpRequest(
+      url,
+      { method: options.method ?? "POST", headers: options.headers, agent: false },
+      (res) => {
+        answer = { status: res.statusCode ?? 0, headers: res.headers, body: "" };
+        const current = answer;
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (current.body += chunk));
+        res.on("end", () => resolve(current));
+        res.on("error", () => resolve(current));
+      },
+    );
+    // The server may answer and close while we are still sending: that is the behaviour under test.
+    req.on("error", (error) => {
+      if (answer) setTimeout(() => resolve(answer as RawResponse), 50);
+      else reject(error);
+    });
+    if (options.write) options.write(req);
+    else req.end();
+  });
+}

@@ -1,0 +1,111 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface AppServer {
+  url: string;
+  port: number;
+  /** Everything the server printed, for assertions on logged warnings. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function tempDir(prefix = "intake-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/**
+ * Starts the built app with `next start` on a free port, with only the given variables set
+ * (plus PATH and HOME), and waits until it answers `/api/health`.
+ */
+export async function startApp(env: Record<string, string> = {}): Promise<AppServer> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
+    {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "",
+        NODE_ENV: "production",
+        NEXT_TELEMETRY_DISABLED: "1",
+        SITE_URL: `http://127.0.0.1:${port}`,
+        IP_HASH_SALT: "test-salt",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilReady(child, url, () => output);
+  return { url, port, output: () => output, stop: () => stopProcess(child) };
+}
+
+async function waitUntilReady(child: ChildProcess, url: string, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`next start exited with ${child.exitCode}:\n${output()}`);
+    }
+    try {
+      const response = await fetch(`${url}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stopProcess(child);
+  throw new Error(`next start did not answer within 60 s:\n${output()}`);
+}
+
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs `next start` expecting it to fail, and returns its exit code and output. */
+export async function startAppExpectingFailure(
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ["node_modules/next/dist/bin/next", "start", "--port", String(port)],
+    {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", NODE_ENV: "production", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const code = await new Promise<number | null>((resolve) =>
+    child.once("exit", (exitCode) => resolve(exitCode)),
+  );
+  clearTimeout(timer);
+  return { code, output };
+}
