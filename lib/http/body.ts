@@ -28,10 +28,7 @@ export function assertMediaType(request: Request, expected: string): void {
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(
-    "payload_too_large",
-    `The request is larger than ${formatBytes(maxBytes)}. Attach a smaller file.`,
-  );
+  return new ApiError("payload_too_large", `The request is larger than ${formatBytes(maxBytes)}.`);
 }
 
 export function formatBytes(bytes: number): string {

@@ -1,0 +1,30 @@
+import { ApiError, validationFailed } from "../http/errors";
+import { newsletterSchema, type Subscription } from "../schemas/newsletter";
+import { fieldMessages } from "../schemas/text";
+
+/** 16 KiB: an address and eight topic names fit many times over. */
+export const NEWSLETTER_BODY_LIMIT = 16 * 1024;
+
+/**
+ * A subscription request's JSON body to a valid subscription. Text that is not JSON, and JSON that
+ * is not an object (an array, a string, `null`), is 400: neither has fields to point at. An object
+ * that breaks a field rule is 422 with every broken field. Keys other than `email` and `topics` are
+ * ignored.
+ */
+export function parseSubscription(body: string): Subscription {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError(
+      "malformed_body",
+      'The request body must be a JSON object, like {"email": "name@example.com"}.',
+    );
+  }
+  const parsed = newsletterSchema.safeParse(value);
+  if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
+  return parsed.data;
+}
