@@ -65,22 +65,23 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
   });
 }
 
+/** Any thrown value as an `ApiError`; an unknown one is logged with its detail and becomes `internal_error`. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  console.error("[api] unexpected error", error);
+  return new ApiError("internal_error");
+}
+
 /** Any thrown value to the contract's JSON body. Unknown errors are logged and answered with a bare 500. */
 export function errorResponse(error: unknown, headers: Record<string, string> = {}): Response {
-  if (error instanceof ApiError) {
-    return json(
-      {
-        ok: false,
-        error: error.code,
-        message: error.message,
-        ...(error.fields ? { fields: error.fields } : {}),
-      },
-      { status: error.status, headers: { ...headers, ...error.headers } },
-    );
-  }
-  console.error("[api] unexpected error", error);
+  const apiError = toApiError(error);
   return json(
-    { ok: false, error: "internal_error", message: DEFAULT_MESSAGES.internal_error },
-    { status: 500, headers },
+    {
+      ok: false,
+      error: apiError.code,
+      message: apiError.message,
+      ...(apiError.fields ? { fields: apiError.fields } : {}),
+    },
+    { status: apiError.status, headers: { ...headers, ...apiError.headers } },
   );
 }

@@ -344,6 +344,51 @@ describe("POST /api/contact: refusals", () => {
   });
 });
 
+describe("POST /api/contact: the form without JavaScript", () => {
+  const accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+  it("redirects (303) a stored brief to the thank-you page with its reference", async () => {
+    const response = await fetch(`${app.url}/api/contact`, {
+      method: "POST",
+      redirect: "manual",
+      body: briefForm(validBrief()),
+      headers: { accept, "x-forwarded-for": nextAddress() },
+    });
+    expect(response.status).toBe(303);
+    const location = response.headers.get("location") ?? "";
+    const reference = /^\/thank-you\?reference=([0-9A-Z-]+)$/.exec(location)?.[1] ?? "";
+    expect((await readBriefJson(inbox, reference)).name).toBe("Ada Lovelace");
+  });
+
+  it("redirects an invalid brief back to the form with the invalid fields, never what was typed", async () => {
+    const response = await fetch(`${app.url}/api/contact`, {
+      method: "POST",
+      redirect: "manual",
+      body: briefForm(validBrief({ email: "secret-but-wrong", description: "short" })),
+      headers: { accept, "x-forwarded-for": nextAddress() },
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(
+      "/?error=validation_failed&invalid=email%2Cdescription#contact",
+    );
+  });
+
+  it("carries the wait to the form when the limit is reached", async () => {
+    const address = nextAddress();
+    for (let i = 0; i < 5; i++) {
+      await postContact(app.url, briefForm({}), { "x-forwarded-for": address });
+    }
+    const response = await fetch(`${app.url}/api/contact`, {
+      method: "POST",
+      redirect: "manual",
+      body: briefForm(validBrief()),
+      headers: { accept, "x-forwarded-for": address },
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toMatch(/^\/\?error=rate_limited&retry=\d+#contact$/);
+  });
+});
+
 describe("POST /api/contact: storage failure", () => {
   let broken: AppServer;
 

@@ -1,19 +1,26 @@
 import {
   CONTACT_BODY_LIMIT,
   CONTACT_FORM_LIMITS,
+  contactFormLocation,
   describeClient,
   receiveBrief,
+  thankYouLocation,
   validateSubmission,
 } from "@/lib/contact";
 import { assertDeclaredSize, assertMediaType, readMultipart } from "@/lib/http/body";
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
-import { ApiError, errorResponse, json } from "@/lib/http/errors";
+import { ApiError, errorResponse, json, toApiError } from "@/lib/http/errors";
+import { seeOther, wantsHtml } from "@/lib/http/navigation";
 import { isCrossOrigin } from "@/lib/http/origin";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
 
-/** POST /api/contact: a project brief as multipart form data, with an optional file. */
+/**
+ * POST /api/contact: a project brief as multipart form data, with an optional file. Scripts get
+ * JSON; a browser posting the form without JavaScript is redirected to the next page.
+ */
 export async function POST(request: Request): Promise<Response> {
+  const navigating = wantsHtml(request);
   let rateLimitHeaders: Record<string, string> = {};
   try {
     const services = getServices();
@@ -32,8 +39,10 @@ export async function POST(request: Request): Promise<Response> {
     const client = describeClient(request, address, services.ipHashSalt);
     const { reference, forwarded } = await receiveBrief(services, submission, client);
 
+    if (navigating) return seeOther(thankYouLocation(reference), rateLimitHeaders);
     return json({ ok: true, reference, stored: true, forwarded }, { headers: rateLimitHeaders });
   } catch (error) {
+    if (navigating) return seeOther(contactFormLocation(toApiError(error)), rateLimitHeaders);
     return errorResponse(error, rateLimitHeaders);
   }
 }
