@@ -28,3 +28,17 @@ export function parseSubscription(body: string): Subscription {
   if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
   return parsed.data;
 }
+
+/**
+ * The footer form posted by a browser without JavaScript (`application/x-www-form-urlencoded`,
+ * `topics` repeated once per ticked box), held to the same rules as the JSON body.
+ */
+export function parseSubscriptionForm(body: string): Subscription {
+  const form = new URLSearchParams(body);
+  const parsed = newsletterSchema.safeParse({
+    email: form.get("email") ?? undefined,
+    topics: form.getAll("topics"),
+  });
+  if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
+  return parsed.data;
+}

@@ -538,3 +538,50 @@ describe("POST /api/newsletter: storage failure", () => {
     });
   });
 });
+
+describe("POST /api/newsletter: the footer form without JavaScript", () => {
+  const formBody = (email: string, topics: string[] = []) => {
+    const body = new URLSearchParams({ email });
+    for (const topic of topics) body.append("topics", topic);
+    return body.toString();
+  };
+  const navigate = (body: string) =>
+    fetch(`${app.url}/api/newsletter`, {
+      method: "POST",
+      redirect: "manual",
+      body,
+      headers: {
+        accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        "content-type": "application/x-www-form-urlencoded",
+        "x-forwarded-for": nextAddress(),
+      },
+    });
+
+  it("subscribes a form-encoded post and redirects (303) to the newsletter page", async () => {
+    const first = await navigate(formBody("Native@Example.com", ["AI", "Quantum"]));
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/newsletter?status=subscribed");
+    expect(await readSubscriber(inbox, "native@example.com")).toMatchObject({ topics: ["AI", "Quantum"] });
+
+    const again = await navigate(formBody("native@example.com"));
+    expect(again.headers.get("location")).toBe("/newsletter?status=already-subscribed");
+  });
+
+  it("redirects an invalid post back with the invalid fields, never the address", async () => {
+    const response = await navigate(formBody("not an address", ["Cooking"]));
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe(
+      "/newsletter?error=validation_failed&invalid=email%2Ctopics",
+    );
+  });
+
+  it("keeps the JSON contract for scripts: form-encoded without Accept text/html is 415", async () => {
+    const response = await fetch(`${app.url}/api/newsletter`, {
+      method: "POST",
+      body: formBody("script@example.com"),
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": nextAddress() },
+    });
+    expect(response.status).toBe(415);
+    expect(((await response.json()) as ErrorBody).error).toBe("unsupported_media_type");
+  });
+});

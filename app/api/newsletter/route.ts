@@ -1,12 +1,25 @@
-import { assertDeclaredSize, assertMediaType, readText } from "@/lib/http/body";
+import { assertDeclaredSize, assertMediaType, mediaType, readText } from "@/lib/http/body";
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
-import { errorResponse, json } from "@/lib/http/errors";
-import { NEWSLETTER_BODY_LIMIT, parseSubscription, subscribe } from "@/lib/newsletter";
+import { errorResponse, json, toApiError } from "@/lib/http/errors";
+import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import {
+  NEWSLETTER_BODY_LIMIT,
+  newsletterLocation,
+  parseSubscription,
+  parseSubscriptionForm,
+  subscribe,
+} from "@/lib/newsletter";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
 
-/** POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics. */
+const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+
+/**
+ * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics. A browser
+ * posting the footer form without JavaScript may send it form-encoded and is redirected to a page.
+ */
 export async function POST(request: Request): Promise<Response> {
+  const navigating = wantsHtml(request);
   let rateLimitHeaders: Record<string, string> = {};
   try {
     const services = getServices();
@@ -16,14 +29,17 @@ export async function POST(request: Request): Promise<Response> {
     rateLimitHeaders = await enforceRateLimit(services.limiters.newsletter, rateLimitSubject(address));
 
     assertDeclaredSize(request, NEWSLETTER_BODY_LIMIT);
-    assertMediaType(request, "application/json");
+    const nativeForm = navigating && mediaType(request) === FORM_MEDIA_TYPE;
+    if (!nativeForm) assertMediaType(request, "application/json");
     const body = await readText(request, NEWSLETTER_BODY_LIMIT);
 
-    const subscription = parseSubscription(body);
+    const subscription = nativeForm ? parseSubscriptionForm(body) : parseSubscription(body);
     const status = await subscribe(services.store, subscription);
 
+    if (navigating) return seeOther(newsletterLocation(status), rateLimitHeaders);
     return json({ ok: true, status }, { headers: rateLimitHeaders });
   } catch (error) {
+    if (navigating) return seeOther(newsletterLocation(toApiError(error)), rateLimitHeaders);
     return errorResponse(error, rateLimitHeaders);
   }
 }
