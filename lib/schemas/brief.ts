@@ -75,3 +75,33 @@ export type Brief = z.output<typeof briefSchema>;
 
 /** The names of the fields the schema knows, in form order. */
 export const BRIEF_FIELDS = Object.keys(briefSchema.shape) as (keyof Brief)[];
+
+/** Each field's rule in a visitor's words: shown under the input, and as the error when only the field name is known. */
+export const BRIEF_HINTS = {
+  name: "2 to 120 characters.",
+  email: "We reply to this address.",
+  company: "Up to 160 characters.",
+  role: "Up to 120 characters.",
+  projectType: "Choose the kind of project.",
+  budget: "Choose a budget range.",
+  timeline: "Choose a timeline.",
+  description: "What you want to build, for whom, and what success looks like. 30 to 6000 characters.",
+  brief: "PDF, DOCX, TXT, MD, PNG or JPG, up to 10 MB.",
+  consent: "We use your details only to answer this brief.",
+} as const satisfies Record<keyof Brief | "brief", string>;
+
+export type BriefFormField = keyof typeof BRIEF_HINTS;
+
+/** The form's fields in the order they appear, so focus goes to the first invalid one. */
+export const BRIEF_FORM_ORDER = Object.keys(BRIEF_HINTS) as BriefFormField[];
+
+/** The browser's own check of a chosen file (the server decides the type from its bytes). */
+export function checkAttachmentChoice(file: { name: string; size: number }): string | null {
+  if (file.size > MAX_ATTACHMENT_BYTES) return "The file is larger than 10 MB. Attach a smaller one.";
+  if (file.size === 0) return "The file is empty.";
+  const extension = file.name.toLowerCase().match(/\.[a-z0-9]+$/)?.[0] ?? "";
+  if (!ATTACHMENT_ACCEPT.split(",").includes(extension)) {
+    return "Attach a PDF, DOCX, TXT, MD, PNG or JPG file.";
+  }
+  return null;
+}

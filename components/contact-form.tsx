@@ -1,0 +1,320 @@
+"use client";
+
+import { type FormEvent, type SelectHTMLAttributes, useEffect, useId, useRef, useState } from "react";
+import {
+  ATTACHMENT_ACCEPT,
+  BRIEF_FORM_ORDER,
+  BRIEF_HINTS,
+  BUDGETS,
+  briefSchema,
+  checkAttachmentChoice,
+  PROJECT_TYPES,
+  TIMELINES,
+  type BriefFormField,
+} from "@/lib/schemas/brief";
+import { fieldMessages } from "@/lib/schemas/text";
+import { contactErrorMessage } from "./form-messages";
+import { NextSteps } from "./next-steps";
+import { Button } from "./ui/button";
+import { Field, inputClass } from "./ui/field";
+
+type Errors = Partial<Record<BriefFormField, string>>;
+
+type Status =
+  | { kind: "idle" }
+  | { kind: "sending"; progress: number | null }
+  | { kind: "failed"; message: string }
+  | { kind: "sent"; reference: string };
+
+interface ContactFormProps {
+  /** Set when a browser without JavaScript was sent back here by the server. */
+  initialErrors?: Errors;
+  initialMessage?: string;
+}
+
+interface Answer {
+  status: number;
+  body: { reference?: string; error?: string; fields?: Record<string, string> } | null;
+  retryAfter: number | null;
+}
+
+/** XHR rather than fetch: only XHR reports upload progress. */
+function post(form: FormData, onProgress: (fraction: number) => void): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open("POST", "/api/contact");
+    request.setRequestHeader("Accept", "application/json");
+    request.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) onProgress(event.loaded / event.total);
+    });
+    request.addEventListener("load", () => {
+      let body: Answer["body"] = null;
+      try {
+        body = JSON.parse(request.responseText) as Answer["body"];
+      } catch {
+        // not JSON: described by the status alone
+      }
+      const retryAfter = Number(request.getResponseHeader("Retry-After"));
+      resolve({ status: request.status, body, retryAfter: retryAfter > 0 ? retryAfter : null });
+    });
+    request.addEventListener("error", () => reject(new Error("network")));
+    request.addEventListener("abort", () => reject(new Error("network")));
+    request.send(form);
+  });
+}
+
+/** Checks the form in the browser with the same schema the server uses. */
+function validate(data: FormData): Errors {
+  const input: Record<string, unknown> = {};
+  for (const field of BRIEF_FORM_ORDER) {
+    const value = data.get(field);
+    if (typeof value === "string") input[field] = value;
+  }
+  const parsed = briefSchema.safeParse(input);
+  const errors: Errors = parsed.success ? {} : (fieldMessages(parsed.error) as Errors);
+  const file = data.get("brief");
+  if (file instanceof File && (file.name !== "" || file.size > 0)) {
+    const problem = checkAttachmentChoice(file);
+    if (problem) errors.brief = problem;
+  }
+  return errors;
+}
+
+export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormProps) {
+  const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
+  const formRef = useRef<HTMLFormElement>(null);
+  const sentHeadingRef = useRef<HTMLHeadingElement>(null);
+  const [errors, setErrors] = useState<Errors>(initialErrors);
+  const [status, setStatus] = useState<Status>(
+    initialMessage ? { kind: "failed", message: initialMessage } : { kind: "idle" },
+  );
+  const [hasFile, setHasFile] = useState(false);
+
+  useEffect(() => {
+    if (status.kind === "sent") sentHeadingRef.current?.focus();
+  }, [status.kind]);
+
+  function focusFirstInvalid(invalid: Errors) {
+    const first = BRIEF_FORM_ORDER.find((field) => invalid[field]);
+    const element = first ? formRef.current?.elements.namedItem(first) : null;
+    if (element instanceof HTMLElement) element.focus();
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (status.kind === "sending") return;
+    const data = new FormData(event.currentTarget);
+    const invalid = validate(data);
+    setErrors(invalid);
+    if (Object.keys(invalid).length > 0) {
+      setStatus({ kind: "failed", message: contactErrorMessage("validation_failed") });
+      focusFirstInvalid(invalid);
+      return;
+    }
+
+    // An unchosen file input still sends an empty part; leave it out instead.
+    const file = data.get("brief");
+    if (file instanceof File && file.name === "" && file.size === 0) data.delete("brief");
+
+    setStatus({ kind: "sending", progress: hasFile ? 0 : null });
+    try {
+      const answer = await post(data, (fraction) =>
+        setStatus((current) =>
+          current.kind === "sending" && hasFile ? { ...current, progress: fraction } : current,
+        ),
+      );
+      if (answer.status === 200 && answer.body?.reference) {
+        setStatus({ kind: "sent", reference: answer.body.reference });
+        return;
+      }
+      const serverErrors = (answer.body?.fields ?? {}) as Errors;
+      setErrors(serverErrors);
+      setStatus({
+        kind: "failed",
+        message: contactErrorMessage(answer.body?.error ?? null, answer.retryAfter),
+      });
+      focusFirstInvalid(serverErrors);
+    } catch {
+      setStatus({ kind: "failed", message: contactErrorMessage("network") });
+    }
+  }
+
+  /** After a failed attempt, a corrected field loses its message as the visitor fixes it. */
+  function onChange(event: FormEvent<HTMLFormElement>) {
+    const target = event.target as HTMLInputElement;
+    const field = target.name as BriefFormField;
+    if (!errors[field] || !formRef.current) return;
+    const fresh = validate(new FormData(formRef.current));
+    setErrors((current) => ({ ...current, [field]: fresh[field] }));
+  }
+
+  if (status.kind === "sent") {
+    return (
+      <div className="rounded-2xl border border-emerald-200 bg-emerald-50 p-6 sm:p-8" role="status">
+        <h3 ref={sentHeadingRef} tabIndex={-1} className="text-xl font-semibold text-ink focus:outline-none">
+          Thank you, your brief is with us.
+        </h3>
+        <p className="mt-3 text-ink">
+          Your reference is{" "}
+          <strong className="font-mono text-lg tracking-wider" data-testid="reference">
+            {status.reference}
+          </strong>
+          . Quote it if you write to us about this project.
+        </p>
+        <NextSteps />
+      </div>
+    );
+  }
+
+  const sending = status.kind === "sending";
+  const control = (field: BriefFormField) => ({ error: errors[field], idPrefix });
+
+  return (
+    <form
+      ref={formRef}
+      action="/api/contact"
+      method="post"
+      encType="multipart/form-data"
+      noValidate
+      onSubmit={onSubmit}
+      onChange={onChange}
+      aria-describedby={`${idPrefix}-status`}
+      className="grid gap-5 sm:grid-cols-2"
+    >
+      <Field name="name" label="Name" {...control("name")}>
+        {(props) => <input {...props} type="text" autoComplete="name" required className={inputClass} />}
+      </Field>
+      <Field name="email" label="Email" hint={BRIEF_HINTS.email} {...control("email")}>
+        {(props) => <input {...props} type="email" autoComplete="email" required className={inputClass} />}
+      </Field>
+      <Field name="company" label="Company" optional {...control("company")}>
+        {(props) => <input {...props} type="text" autoComplete="organization" className={inputClass} />}
+      </Field>
+      <Field name="role" label="Role" optional {...control("role")}>
+        {(props) => <input {...props} type="text" autoComplete="organization-title" className={inputClass} />}
+      </Field>
+
+      <div className="grid gap-5 sm:col-span-2 sm:grid-cols-3">
+        <Field name="projectType" label="Project type" {...control("projectType")}>
+          {(props) => <Select {...props} options={PROJECT_TYPES} />}
+        </Field>
+        <Field name="budget" label="Budget" {...control("budget")}>
+          {(props) => <Select {...props} options={BUDGETS} />}
+        </Field>
+        <Field name="timeline" label="Timeline" {...control("timeline")}>
+          {(props) => <Select {...props} options={TIMELINES} />}
+        </Field>
+      </div>
+
+      <div className="sm:col-span-2">
+        <Field
+          name="description"
+          label="About the project"
+          hint={BRIEF_HINTS.description}
+          {...control("description")}
+        >
+          {(props) => <textarea {...props} rows={6} required className={inputClass} />}
+        </Field>
+      </div>
+
+      <div className="sm:col-span-2">
+        <Field name="brief" label="Attach a brief" optional hint={BRIEF_HINTS.brief} {...control("brief")}>
+          {(props) => (
+            <input
+              {...props}
+              type="file"
+              accept={ATTACHMENT_ACCEPT}
+              onChange={(event) => setHasFile((event.target.files?.length ?? 0) > 0)}
+              className="block w-full text-sm text-muted file:mr-4 file:rounded-lg file:border-0 file:bg-indigo-50 file:px-4 file:py-2 file:font-semibold file:text-accent hover:file:bg-indigo-100"
+            />
+          )}
+        </Field>
+      </div>
+
+      {/* People never see or fill this; bots that fill every field give themselves away. */}
+      <div aria-hidden="true" className="absolute -left-[10000px] h-px w-px overflow-hidden">
+        <label htmlFor={`${idPrefix}-website`}>Leave this field empty</label>
+        <input id={`${idPrefix}-website`} name="website" type="text" tabIndex={-1} autoComplete="off" />
+      </div>
+
+      <div className="sm:col-span-2">
+        <div className="flex items-start gap-3">
+          <input
+            id={`${idPrefix}-consent`}
+            name="consent"
+            type="checkbox"
+            value="on"
+            required
+            aria-invalid={errors.consent ? true : undefined}
+            aria-describedby={[errors.consent ? `${idPrefix}-consent-error` : "", `${idPrefix}-consent-hint`]
+              .filter(Boolean)
+              .join(" ")}
+            className="mt-1 h-5 w-5 rounded border-slate-300 text-accent focus:ring-accent"
+          />
+          <div>
+            <label htmlFor={`${idPrefix}-consent`} className="text-sm font-medium text-ink">
+              You may contact me about this brief.
+            </label>
+            <p id={`${idPrefix}-consent-hint`} className="text-sm text-muted">
+              {BRIEF_HINTS.consent}
+            </p>
+            {errors.consent ? (
+              <p id={`${idPrefix}-consent-error`} className="text-sm font-medium text-danger">
+                {errors.consent}
+              </p>
+            ) : null}
+          </div>
+        </div>
+      </div>
+
+      <div className="flex flex-col gap-4 sm:col-span-2">
+        {status.kind === "sending" && status.progress !== null ? (
+          <div className="flex items-center gap-3">
+            <label htmlFor={`${idPrefix}-progress`} className="text-sm text-muted">
+              Uploading
+            </label>
+            <progress
+              id={`${idPrefix}-progress`}
+              max={1}
+              value={status.progress}
+              className="h-2 flex-1 overflow-hidden rounded-full accent-accent"
+            />
+            <span className="w-12 text-right text-sm tabular-nums text-muted">
+              {Math.round(status.progress * 100)}%
+            </span>
+          </div>
+        ) : null}
+        <div className="flex flex-wrap items-center gap-4">
+          <Button type="submit" disabled={sending} aria-disabled={sending}>
+            {sending ? "Sending…" : "Send brief"}
+          </Button>
+          <p id={`${idPrefix}-status`} role="status" aria-live="polite" className="text-sm">
+            {status.kind === "failed" ? (
+              <span className="font-medium text-danger">{status.message}</span>
+            ) : sending ? (
+              "Sending your brief…"
+            ) : null}
+          </p>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+function Select({
+  options,
+  ...props
+}: { options: Record<string, string> } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "children">) {
+  return (
+    <select {...props} defaultValue="" required className={inputClass}>
+      <option value="" disabled>
+        Choose…
+      </option>
+      {Object.entries(options).map(([value, label]) => (
+        <option key={value} value={value}>
+          {label}
+        </option>
+      ))}
+    </select>
+  );
+}

@@ -1,0 +1,171 @@
+"use client";
+
+import { type FormEvent, useId, useRef, useState } from "react";
+import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
+import { fieldMessages } from "@/lib/schemas/text";
+import { newsletterErrorMessage } from "./form-messages";
+import { Button } from "./ui/button";
+import { inputClass } from "./ui/field";
+
+type Errors = Partial<Record<"email" | "topics", string>>;
+
+type Status =
+  | { kind: "idle" }
+  | { kind: "sending" }
+  | { kind: "done"; status: "subscribed" | "already-subscribed" }
+  | { kind: "failed"; message: string };
+
+const RESULT_TEXT = {
+  subscribed: "You are subscribed. The next issue will be in your inbox.",
+  "already-subscribed": "You were already subscribed. We have added any new topics you chose.",
+} as const;
+
+interface NewsletterFormProps {
+  /** Set when a browser without JavaScript was sent to the newsletter page by the server. */
+  initialResult?: "subscribed" | "already-subscribed";
+  initialErrors?: Errors;
+  initialMessage?: string;
+  /** The heading's level: a section of the footer, or the page's own heading. */
+  headingLevel?: "h1" | "h2";
+  /** Also the form's accessible name: two newsletter forms on one page need different ones. */
+  title?: string;
+}
+
+export function NewsletterForm({
+  initialResult,
+  initialErrors = {},
+  initialMessage,
+  headingLevel: Heading = "h2",
+  title = "Newsletter",
+}: NewsletterFormProps) {
+  const idPrefix = `newsletter${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
+  const emailRef = useRef<HTMLInputElement>(null);
+  const [errors, setErrors] = useState<Errors>(initialErrors);
+  const [status, setStatus] = useState<Status>(
+    initialResult
+      ? { kind: "done", status: initialResult }
+      : initialMessage
+        ? { kind: "failed", message: initialMessage }
+        : { kind: "idle" },
+  );
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (status.kind === "sending") return;
+    const data = new FormData(event.currentTarget);
+    const request = { email: String(data.get("email") ?? ""), topics: data.getAll("topics").map(String) };
+    const parsed = newsletterSchema.safeParse(request);
+    if (!parsed.success) {
+      const invalid = fieldMessages(parsed.error) as Errors;
+      setErrors(invalid);
+      setStatus({ kind: "idle" });
+      if (invalid.email) emailRef.current?.focus();
+      return;
+    }
+    setErrors({});
+    setStatus({ kind: "sending" });
+    try {
+      const response = await fetch("/api/newsletter", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify(request),
+      });
+      const body = (await response.json().catch(() => null)) as {
+        status?: "subscribed" | "already-subscribed";
+        error?: string;
+        fields?: Errors;
+      } | null;
+      if (response.ok && body?.status) {
+        setStatus({ kind: "done", status: body.status });
+        return;
+      }
+      if (body?.fields) setErrors(body.fields);
+      if (body?.fields?.email) emailRef.current?.focus();
+      const retryAfter = Number(response.headers.get("Retry-After")) || null;
+      setStatus({ kind: "failed", message: newsletterErrorMessage(body?.error ?? null, retryAfter) });
+    } catch {
+      setStatus({
+        kind: "failed",
+        message: "We could not reach the server. Check your connection and try again.",
+      });
+    }
+  }
+
+  const emailError = errors.email;
+  return (
+    <form
+      action="/api/newsletter"
+      method="post"
+      noValidate
+      onSubmit={onSubmit}
+      aria-labelledby={`${idPrefix}-title`}
+      className="flex flex-col gap-4"
+    >
+      <div>
+        <Heading id={`${idPrefix}-title`} className="text-lg font-semibold text-ink">
+          {title}
+        </Heading>
+        <p className="mt-1 text-sm text-muted">One email a month on what we are building and learning.</p>
+      </div>
+      <div className="flex flex-col gap-1.5">
+        <label htmlFor={`${idPrefix}-email`} className="text-sm font-medium text-ink">
+          Email
+        </label>
+        <div className="flex flex-col gap-3 sm:flex-row">
+          <input
+            ref={emailRef}
+            id={`${idPrefix}-email`}
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            aria-invalid={emailError ? true : undefined}
+            aria-describedby={emailError ? `${idPrefix}-email-error` : undefined}
+            className={inputClass}
+          />
+          <Button type="submit" disabled={status.kind === "sending"} className="shrink-0">
+            {status.kind === "sending" ? "Subscribing…" : "Subscribe"}
+          </Button>
+        </div>
+        {emailError ? (
+          <p id={`${idPrefix}-email-error`} className="text-sm font-medium text-danger">
+            {emailError}
+          </p>
+        ) : null}
+      </div>
+      <fieldset
+        aria-describedby={errors.topics ? `${idPrefix}-topics-error` : undefined}
+        className="flex flex-col gap-2"
+      >
+        <legend className="text-sm font-medium text-ink">
+          Topics <span className="font-normal text-muted">(optional)</span>
+        </legend>
+        <div className="flex flex-wrap gap-x-4 gap-y-2">
+          {NEWSLETTER_TOPICS.map((topic) => (
+            <label key={topic} className="inline-flex items-center gap-2 text-sm text-ink">
+              <input
+                type="checkbox"
+                name="topics"
+                value={topic}
+                className="h-4 w-4 rounded border-slate-300 text-accent focus:ring-accent"
+              />
+              {topic}
+            </label>
+          ))}
+        </div>
+        {errors.topics ? (
+          <p id={`${idPrefix}-topics-error`} className="text-sm font-medium text-danger">
+            {errors.topics}
+          </p>
+        ) : null}
+      </fieldset>
+      <p role="status" aria-live="polite" className="text-sm" data-testid="newsletter-status">
+        {status.kind === "done" ? (
+          <span className="font-medium text-success">{RESULT_TEXT[status.status]}</span>
+        ) : status.kind === "failed" ? (
+          <span className="font-medium text-danger">{status.message}</span>
+        ) : null}
+      </p>
+    </form>
+  );
+}
