@@ -1,0 +1,42 @@
+import { existsSync } from "node:fs";
+import { defineConfig } from "@playwright/test";
+import { E2E_INBOX, E2E_PORT, E2E_URL } from "./tests/e2e/env";
+
+/** Debian's Chromium where it is installed (CI, this project's machines); else Playwright's own browser. */
+const systemChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
+const runningAsRoot = process.getuid?.() === 0;
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  outputDir: "test-results/e2e",
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  forbidOnly: Boolean(process.env.CI),
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  globalSetup: "./tests/e2e/global-setup.ts",
+  use: {
+    baseURL: E2E_URL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: systemChromium,
+      args: runningAsRoot
+        ? ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+        : [],
+    },
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  webServer: {
+    command: `node node_modules/next/dist/bin/next start --port ${E2E_PORT} --hostname 127.0.0.1`,
+    url: `${E2E_URL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    env: {
+      NODE_ENV: "production",
+      SITE_URL: E2E_URL,
+      INBOX_DIR: E2E_INBOX,
+      IP_HASH_SALT: "e2e",
+    },
+  },
+});
