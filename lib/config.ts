@@ -85,6 +85,47 @@ const smtpUrl = z.string().transform((value, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * `WEBHOOK_SECRET` is read exactly as the `standardwebhooks` package reads it, on both ends: an
+ * optional `whsec_` prefix, then standard padded base64 of the key bytes. A secret that does not
+ * decode (a bare passphrase) is refused at start rather than used as raw bytes: a receiver passing
+ * the same string to `new Webhook(secret)` could never verify what we signed with it.
+ */
+const WEBHOOK_SECRET_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** The Standard Webhooks specification asks for 24 to 64 random bytes. */
+const WEBHOOK_SECRET_MIN_BYTES = 24;
+
+/** Decoded key length of a well-formed secret, or `null` when the library could not decode it. */
+export function webhookSecretBytes(secret: string): number | null {
+  const base64 = secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret;
+  if (base64 === "" || !WEBHOOK_SECRET_BASE64.test(base64)) return null;
+  return (base64.length / 4) * 3 - (base64.match(/=/g)?.length ?? 0);
+}
+
+/** A mailbox as nodemailer takes it: structured, so no header is ever built by concatenation. */
+export interface Mailbox {
+  /** Display name; empty when none was given. */
+  name: string;
+  address: string;
+}
+
+const isEmailAddress = (value: string) => z.email().safeParse(value).success;
+
+/**
+ * `intake@studio.example`, `Studio <intake@studio.example>` or `"Studio, Intake" <intake@...>`;
+ * `null` when it is none of these or the display name holds control characters.
+ */
+export function parseMailbox(value: string): Mailbox | null {
+  const named = /^([^<>]*)<([^<>]*)>$/.exec(value.trim());
+  let name = named ? (named[1] ?? "").trim() : "";
+  const address = (named ? (named[2] ?? "") : value).trim();
+  const quoted = /^"((?:[^"\\]|\\.)*)"$/.exec(name);
+  if (quoted) name = (quoted[1] ?? "").replace(/\\(.)/g, "$1");
+  else if (name.includes('"')) return null;
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name) || !isEmailAddress(address)) return null;
+  return { name, address };
+}
+
 /** Read as raw strings first, so that each variable's own parser names it in its message. */
 const rawEnvSchema = z.object({
   SITE_URL: optional,
@@ -113,7 +154,7 @@ export interface Config {
   redis: { url: string; token: string } | null;
   rateLimits: { contact: RateLimitRule; newsletter: RateLimitRule };
   webhook: { url: string; secret: string | null } | null;
-  email: { smtpUrl: string; from: string; to: readonly string[] } | null;
+  email: { smtpUrl: string; from: Mailbox; to: readonly string[] } | null;
   notifyTimeoutMs: number;
   /** `null`: not set, a random salt is drawn per process (with a warning). */
   ipHashSalt: string | null;
@@ -164,7 +205,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   let webhook: Config["webhook"] = null;
   if (raw.WEBHOOK_URL) {
     const url = read(raw.WEBHOOK_URL, httpUrl("WEBHOOK_URL"), null);
-    if (url) webhook = { url: url.href, secret: raw.WEBHOOK_SECRET ?? null };
+    const secret = raw.WEBHOOK_SECRET ?? null;
+    const secretBytes = secret === null ? null : webhookSecretBytes(secret);
+    if (secret !== null && secretBytes === null) {
+      problems.push(
+        "WEBHOOK_SECRET must be a Standard Webhooks secret: whsec_ followed by base64 (e.g. whsec_$(openssl rand -base64 32))",
+      );
+    } else if (secretBytes !== null && secretBytes < WEBHOOK_SECRET_MIN_BYTES) {
+      warnings.push(
+        `WEBHOOK_SECRET is ${secretBytes} bytes; Standard Webhooks asks for 24 to 64 random bytes`,
+      );
+    }
+    if (url) webhook = { url: url.href, secret };
   } else if (raw.WEBHOOK_SECRET) {
     warnings.push("WEBHOOK_SECRET is set without WEBHOOK_URL: the webhook channel is not configured");
   }
@@ -176,9 +228,19 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // channel's other variables are filled in.
   const smtp = read(raw.SMTP_URL, smtpUrl, null);
   if (missingEmail.length === 0) {
+    const from = parseMailbox(raw.EMAIL_FROM ?? "");
+    if (!from) {
+      problems.push(
+        `EMAIL_FROM must be an address, optionally with a display name (Studio <intake@studio.example>), got "${raw.EMAIL_FROM}"`,
+      );
+    }
     const to = list(raw.EMAIL_TO ?? "");
+    const invalidTo = to.filter((address) => !isEmailAddress(address));
     if (to.length === 0) problems.push("EMAIL_TO must list at least one address");
-    if (smtp && to.length > 0) email = { smtpUrl: smtp, from: raw.EMAIL_FROM ?? "", to };
+    else if (invalidTo.length > 0) {
+      problems.push(`EMAIL_TO must be a comma-separated list of addresses; not one: ${invalidTo.join(", ")}`);
+    }
+    if (smtp && from && to.length > 0 && invalidTo.length === 0) email = { smtpUrl: smtp, from, to };
   } else if (missingEmail.length < 3) {
     warnings.push(
       `The email channel is not configured: ${missingEmail.map(([name]) => name).join(", ")} not set`,

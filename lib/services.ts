@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Config, getConfig } from "./config";
 import { createStore, type ObjectStore } from "./inbox";
+import { type Channel, createChannels } from "./notify";
 import { createRateLimiters, type RateLimiters } from "./ratelimit";
 
 /** The integrations the routes use, built once per process from the configuration. */
@@ -8,6 +9,8 @@ export interface Services {
   config: Config;
   store: ObjectStore;
   limiters: RateLimiters;
+  /** The configured notification channels, in the order webhook, email. */
+  channels: readonly Channel[];
   /** Salt for `client.ipHash`. */
   ipHashSalt: string;
 }
@@ -21,7 +24,13 @@ export function createServices(config: Config): Services {
     );
     ipHashSalt = randomBytes(32).toString("hex");
   }
-  return { config, store: createStore(config), limiters: createRateLimiters(config), ipHashSalt };
+  return {
+    config,
+    store: createStore(config),
+    limiters: createRateLimiters(config),
+    channels: createChannels(config),
+    ipHashSalt,
+  };
 }
 
 let services: Services | undefined;

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { ApiError } from "../http/errors";
 import { type BriefRecord, type ClientRecord, saveBrief, StoreUnavailableError } from "../inbox";
+import { type ChannelName, fanOut, forwardedChannels, recordDelivery } from "../notify";
 import { newReference } from "../reference";
 import type { Services } from "../services";
 import type { Submission } from "./submission";
@@ -8,7 +9,7 @@ import type { Submission } from "./submission";
 export interface Receipt {
   reference: string;
   /** The channels that accepted the notification, in the order webhook, email. */
-  forwarded: ("webhook" | "email")[];
+  forwarded: ChannelName[];
 }
 
 /** Who sent a brief, as far as it is kept: the address only as a salted hash. */
@@ -21,9 +22,14 @@ export function describeClient(request: Request, address: string | null, salt: s
   };
 }
 
-/** Stores a valid brief in the inbox (503 when the store cannot be written) and returns its receipt. */
+/**
+ * Stores a valid brief in the inbox (503 when the store cannot be written), then notifies the
+ * configured channels and records how each did in `delivery.json`. Past the store nothing fails
+ * the request: the brief is safe, and `forwarded` says who was told. Honeypot catches notify nobody
+ * and get no `delivery.json`, since nothing was attempted.
+ */
 export async function receiveBrief(
-  services: Pick<Services, "store">,
+  services: Pick<Services, "store" | "channels" | "config">,
   submission: Submission,
   client: ClientRecord,
   receivedAt = new Date(),
@@ -44,8 +50,9 @@ export async function receiveBrief(
     attachment: attachment?.record ?? null,
     client,
   };
+  let folder: string;
   try {
-    await saveBrief(services.store, spam ? "spam" : "briefs", record, attachment);
+    folder = await saveBrief(services.store, spam ? "spam" : "briefs", record, attachment);
   } catch (error) {
     if (error instanceof StoreUnavailableError) {
       console.error(`[contact] brief ${record.reference} not stored`, error);
@@ -53,5 +60,10 @@ export async function receiveBrief(
     }
     throw error;
   }
-  return { reference: record.reference, forwarded: [] };
+  if (spam) return { reference: record.reference, forwarded: [] };
+
+  const notice = { record, attachment, folder };
+  const delivery = await fanOut(services.channels, notice, services.config.notifyTimeoutMs);
+  await recordDelivery(services.store, folder, delivery);
+  return { reference: record.reference, forwarded: forwardedChannels(delivery) };
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { briefForm, nextAddress, postContact, rawRequest, validBrief } from "../support/contact";
 import { makeExe, makePdf, makePng } from "../support/files";
-import { findBriefFolder, listInbox, readBriefJson } from "../support/inbox";
+import { findBriefFolder, listInbox, readBriefJson, readDeliveryJson } from "../support/inbox";
 import { type AppServer, startApp, startAppExpectingFailure, tempDir } from "../support/server";
 
 const MiB = 1024 * 1024;
@@ -140,6 +140,13 @@ describe("POST /api/contact: success", () => {
     expect(response.status).toBe(200);
     const { reference } = (await response.json()) as { reference: string };
     expect((await readBriefJson(inbox, reference)).attachment).toMatchObject({ size: 10 * MiB });
+  });
+
+  it("records an empty delivery.json when no channel is configured", async () => {
+    const response = await postContact(app.url, briefForm(validBrief()));
+    const { reference, forwarded } = (await response.json()) as { reference: string; forwarded: string[] };
+    expect(forwarded).toEqual([]);
+    expect(await readDeliveryJson(inbox, reference)).toEqual({});
   });
 
   it("files a filled honeypot under spam/ and answers as usual", async () => {

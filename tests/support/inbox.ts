@@ -33,3 +33,21 @@ export async function readBriefJson(root: string, reference: string): Promise<Re
   if (!folder) throw new Error(`brief ${reference} is not in ${root}`);
   return JSON.parse(await readFile(join(root, folder, "brief.json"), "utf8")) as Record<string, unknown>;
 }
+
+/** A brief's `delivery.json`, or `null` when it has none. */
+export async function readDeliveryJson(
+  root: string,
+  reference: string,
+): Promise<Record<string, { ok: boolean; at: string; error?: string }> | null> {
+  const folder = await findBriefFolder(root, reference);
+  if (!folder) throw new Error(`brief ${reference} is not in ${root}`);
+  try {
+    return JSON.parse(await readFile(join(root, folder, "delivery.json"), "utf8")) as Record<
+      string,
+      { ok: boolean; at: string; error?: string }
+    >;
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return null;
+    throw error;
+  }
+}

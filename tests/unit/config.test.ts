@@ -1,5 +1,6 @@
+import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, parseRateLimitRule } from "@/lib/config";
+import { ConfigError, parseConfig, parseMailbox, parseRateLimitRule, webhookSecretBytes } from "@/lib/config";
 
 type Env = Record<string, string | undefined>;
 
@@ -38,6 +39,9 @@ const DEFAULTS = {
   ipHashSalt: null,
   warnings: [],
 };
+
+/** 32 bytes, the form `standardwebhooks` and most providers hand out. */
+const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=";
 
 const EMAIL_ENV = {
   SMTP_URL: "smtp://user:pass@mail.example:587",
@@ -138,8 +142,8 @@ describe("parseConfig values", () => {
     ],
     [
       "WEBHOOK_URL with a secret",
-      { WEBHOOK_URL: "https://hooks.example/intake", WEBHOOK_SECRET: "whsec_abc" },
-      { webhook: { url: "https://hooks.example/intake", secret: "whsec_abc" } },
+      { WEBHOOK_URL: "https://hooks.example/intake", WEBHOOK_SECRET: SECRET },
+      { webhook: { url: "https://hooks.example/intake", secret: SECRET } },
     ],
     ["NOTIFY_TIMEOUT_MS", { NOTIFY_TIMEOUT_MS: "2500" }, { notifyTimeoutMs: 2500 }],
     ["IP_HASH_SALT", { IP_HASH_SALT: "pepper" }, { ipHashSalt: "pepper" }],
@@ -166,6 +170,12 @@ describe("parseConfig refuses malformed values, naming the variable", () => {
     [{ ...EMAIL_ENV, SMTP_URL: "http://x" }, "SMTP_URL"],
     [{ SMTP_URL: "http://x" }, "SMTP_URL"],
     [{ ...EMAIL_ENV, EMAIL_TO: " , ," }, "EMAIL_TO"],
+    [{ ...EMAIL_ENV, EMAIL_TO: "ops@studio.example, not an address" }, "EMAIL_TO"],
+    [{ ...EMAIL_ENV, EMAIL_TO: "Ops <ops@studio.example>" }, "EMAIL_TO"],
+    [{ ...EMAIL_ENV, EMAIL_FROM: "intake" }, "EMAIL_FROM"],
+    [{ ...EMAIL_ENV, EMAIL_FROM: "Studio <intake@studio.example" }, "EMAIL_FROM"],
+    [{ WEBHOOK_URL: "https://hooks.example", WEBHOOK_SECRET: "my shared passphrase" }, "WEBHOOK_SECRET"],
+    [{ WEBHOOK_URL: "https://hooks.example", WEBHOOK_SECRET: "whsec_abc" }, "WEBHOOK_SECRET"],
     [{ ALLOWED_ORIGINS: "https://a.example, not a url" }, "ALLOWED_ORIGINS"],
     [{ ALLOWED_ORIGINS: "https://a.example, ftp://b.example" }, "ALLOWED_ORIGINS"],
     [{ UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io" }, "UPSTASH_REDIS_REST_TOKEN"],
@@ -227,7 +237,7 @@ describe("email channel", () => {
     const config = parseConfig(EMAIL_ENV);
     expect(config.email).toEqual({
       smtpUrl: EMAIL_ENV.SMTP_URL,
-      from: "Studio <intake@studio.example>",
+      from: { name: "Studio", address: "intake@studio.example" },
       to: ["a@x.com", "b@x.com"],
     });
     expect(config.warnings).toEqual([]);
@@ -270,9 +280,87 @@ describe("email channel", () => {
 
 describe("webhook channel", () => {
   it("WEBHOOK_SECRET without WEBHOOK_URL -> null with a warning", () => {
-    const config = parseConfig({ WEBHOOK_SECRET: "whsec_abc" });
+    const config = parseConfig({ WEBHOOK_SECRET: SECRET });
     expect(config.webhook).toBeNull();
     expect(config.warnings).toHaveLength(1);
     expect(config.warnings[0]).toContain("WEBHOOK_URL");
+  });
+});
+
+describe("WEBHOOK_SECRET", () => {
+  it.each([
+    [SECRET, 32],
+    [SECRET.slice("whsec_".length), 32],
+    ["whsec_c2VjcmV0", 6],
+    ["whsec_YQ==", 1],
+    ["whsec_YWI=", 2],
+    ["abcd", 3],
+  ])("%j is taken as standardwebhooks takes it: %i key bytes", (secret, bytes) => {
+    expect(webhookSecretBytes(secret)).toBe(bytes);
+    const signer = new Webhook(secret);
+    expect((Reflect.get(signer, "key") as Uint8Array).length).toBe(bytes);
+  });
+
+  // Some of these the library would decode to something; a secret that is not clean base64 is
+  // more likely a passphrase pasted in by mistake, so it is refused rather than half-read.
+  it.each([
+    ["whsec_abc"],
+    ["whsec_"],
+    [""],
+    ["whsec_YQ="],
+    ["whsec_===="],
+    ["whsec_c2VjcmV0!"],
+    ["whsec_c2Vj cmV0"],
+    ["whsec_c2VjcmV0-_"],
+    ["my-shared-secret"],
+    ["hello world"],
+  ])("%j is refused", (secret) => {
+    expect(webhookSecretBytes(secret)).toBeNull();
+  });
+
+  it("warns about a secret shorter than 24 bytes, but takes it", () => {
+    const config = parseConfig({ WEBHOOK_URL: "https://hooks.example", WEBHOOK_SECRET: "whsec_c2VjcmV0" });
+    expect(config.webhook?.secret).toBe("whsec_c2VjcmV0");
+    expect(config.warnings).toEqual([expect.stringMatching(/WEBHOOK_SECRET is 6 bytes/)]);
+  });
+});
+
+describe("parseMailbox", () => {
+  it.each([
+    ["intake@studio.example", { name: "", address: "intake@studio.example" }],
+    ["  intake@studio.example  ", { name: "", address: "intake@studio.example" }],
+    ["<intake@studio.example>", { name: "", address: "intake@studio.example" }],
+    ["Studio <intake@studio.example>", { name: "Studio", address: "intake@studio.example" }],
+    [
+      "Studio Intake   < intake@studio.example >",
+      { name: "Studio Intake", address: "intake@studio.example" },
+    ],
+    [
+      '"Studio, Intake" <intake@studio.example>',
+      { name: "Studio, Intake", address: "intake@studio.example" },
+    ],
+    [
+      '"The \\"Studio\\"" <intake@studio.example>',
+      { name: 'The "Studio"', address: "intake@studio.example" },
+    ],
+    ["Ünïcødé Studio <intake@studio.example>", { name: "Ünïcødé Studio", address: "intake@studio.example" }],
+  ])("%j -> %j", (value, expected) => {
+    expect(parseMailbox(value)).toEqual(expected);
+  });
+
+  it.each([
+    [""],
+    ["intake"],
+    ["Studio"],
+    ["Studio <>"],
+    ["Studio <intake@studio.example"],
+    ["Studio intake@studio.example>"],
+    ["Studio <intake@studio.example>, Other <other@studio.example>"],
+    ["<a@studio.example> <b@studio.example>"],
+    ['Stu"dio <intake@studio.example>'],
+    ["Stu\ndio <intake@studio.example>".replace("\\n", "\n")],
+    ["Studio\r\nBcc: x@y.example <intake@studio.example>"],
+  ])("%j -> null", (value) => {
+    expect(parseMailbox(value)).toBeNull();
   });
 });

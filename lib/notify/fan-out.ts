@@ -1,0 +1,86 @@
+import type { ObjectStore } from "../inbox";
+import {
+  CHANNEL_NAMES,
+  type BriefNotice,
+  type Channel,
+  type ChannelName,
+  type Delivery,
+  type DeliveryOutcome,
+} from "./types";
+
+/** How long the response waits for `delivery.json` to be written before it goes without it. */
+const RECORD_WAIT_MS = 500;
+
+/**
+ * Tells every channel about a stored brief at once, each bounded by `timeoutMs`: a channel that
+ * has not succeeded by then is aborted and counted as failed. Never rejects.
+ */
+export async function fanOut(
+  channels: readonly Channel[],
+  notice: BriefNotice,
+  timeoutMs: number,
+): Promise<Delivery> {
+  const outcomes = await Promise.all(
+    channels.map(async (channel) => [channel.name, await attempt(channel, notice, timeoutMs)] as const),
+  );
+  return Object.fromEntries(outcomes);
+}
+
+/** The channels that succeeded, in the contract's order. */
+export function forwardedChannels(delivery: Delivery): ChannelName[] {
+  return CHANNEL_NAMES.filter((name) => delivery[name]?.ok === true);
+}
+
+async function attempt(channel: Channel, notice: BriefNotice, timeoutMs: number): Promise<DeliveryOutcome> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Raced rather than left to the channel: the bound holds even for one that ignores its signal.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`no answer within ${timeoutMs} ms`);
+      reject(error);
+      controller.abort(error);
+    }, timeoutMs);
+  });
+  const delivery = channel.deliver(notice, controller.signal);
+  // The loser of the race still settles later; that is expected, not an unhandled rejection.
+  delivery.catch(() => {});
+  try {
+    await Promise.race([delivery, deadline]);
+    return { ok: true, at: new Date().toISOString() };
+  } catch (error) {
+    const reason = describeFailure(error);
+    console.warn(`[notify] ${channel.name} failed for brief ${notice.record.reference}: ${reason}`);
+    return { ok: false, at: new Date().toISOString(), error: reason };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One line for ops: the error's message and those of its causes (`fetch failed: connect ECONNREFUSED ...`). */
+export function describeFailure(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current !== undefined && current !== null && parts.length < 4) {
+    const message = current instanceof Error ? current.message : String(current);
+    if (message && !parts.includes(message)) parts.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return (parts.join(": ") || "unknown error").replace(/\s+/g, " ").slice(0, 500);
+}
+
+/**
+ * Writes `delivery.json` beside the brief. The brief is stored whatever happens here, so a failure
+ * is logged, never thrown; and a slow store does not hold the response past a short wait.
+ */
+export async function recordDelivery(store: ObjectStore, folder: string, delivery: Delivery): Promise<void> {
+  const write = store
+    .put(`${folder}/delivery.json`, `${JSON.stringify(delivery, null, 2)}\n`, "application/json")
+    .catch((error: unknown) => {
+      console.error(`[notify] could not record the delivery of ${folder}`, error);
+    });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, RECORD_WAIT_MS)));
+  await Promise.race([write, wait]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,16 @@
+import type { Config } from "../config";
+import { EmailChannel } from "./email";
+import type { Channel } from "./types";
+import { WebhookChannel } from "./webhook";
+
+export { fanOut, forwardedChannels, recordDelivery } from "./fan-out";
+export { CHANNEL_NAMES } from "./types";
+export type { BriefNotice, Channel, ChannelName, Delivery, DeliveryOutcome } from "./types";
+
+/** The configured channels, in the order `forwarded` lists them; none when nothing is set up. */
+export function createChannels(config: Config): Channel[] {
+  const channels: Channel[] = [];
+  if (config.webhook) channels.push(new WebhookChannel(config.webhook.url, config.webhook.secret));
+  if (config.email) channels.push(new EmailChannel(config.email, config.notifyTimeoutMs));
+  return channels;
+}

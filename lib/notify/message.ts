@@ -1,0 +1,103 @@
+import { formatBytes } from "../http/body";
+import type { AttachmentRecord, BriefRecord } from "../inbox";
+import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
+import { html, type SafeHtml } from "./html";
+import type { BriefNotice } from "./types";
+
+/** The parts of the notification email that are text: subject and both bodies. */
+export interface EmailText {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+// Single-line fields are already refused with control characters; a header never relies on that alone.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+export function emailSubject(record: BriefRecord): string {
+  const name = record.name.replace(CONTROL, " ").replace(/\s+/g, " ").trim();
+  return `New brief ${record.reference} from ${name}`;
+}
+
+/**
+ * The name the file is attached under: the visitor's own name for it (already cleaned of paths
+ * and control characters) with the extension of the type detected from its bytes, so a PNG
+ * sent as `brief.pdf` arrives as `brief.png` and opens in the right program.
+ */
+export function attachmentFileName(attachment: AttachmentRecord): string {
+  const extension = attachment.filename.slice(attachment.filename.lastIndexOf(".") + 1);
+  const dot = attachment.originalName.lastIndexOf(".");
+  const stem = dot > 0 ? attachment.originalName.slice(0, dot) : attachment.originalName;
+  return `${stem.trim() || "attachment"}.${extension}`;
+}
+
+function describeAttachment(attachment: AttachmentRecord | null): string {
+  if (!attachment) return "none";
+  return `${attachmentFileName(attachment)} (${attachment.contentType}, ${formatBytes(attachment.size)}), attached`;
+}
+
+/** Label and value of each line of the summary, shared by both bodies. */
+function summary(record: BriefRecord): [string, string][] {
+  return [
+    ["Name", record.name],
+    ["Email", record.email],
+    ["Company", record.company ?? "—"],
+    ["Role", record.role ?? "—"],
+    ["Project type", PROJECT_TYPES[record.projectType]],
+    ["Budget", BUDGETS[record.budget]],
+    ["Timeline", TIMELINES[record.timeline]],
+    ["Attachment", describeAttachment(record.attachment)],
+  ];
+}
+
+export function emailText({ record, folder }: BriefNotice): EmailText {
+  return { subject: emailSubject(record), text: plainText(record, folder), html: htmlBody(record, folder) };
+}
+
+function plainText(record: BriefRecord, folder: string): string {
+  const width = Math.max(...summary(record).map(([label]) => label.length)) + 3;
+  return [
+    `New project brief ${record.reference}`,
+    `Received ${record.receivedAt}, stored at ${folder}/`,
+    "",
+    ...summary(record).map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`),
+    "",
+    "Description",
+    "-----------",
+    record.description,
+    "",
+    `Reply to this email to answer ${record.name}.`,
+    "",
+  ].join("\n");
+}
+
+function lines(value: string): SafeHtml {
+  return html`${value.split(/\r\n|\r|\n/).map((line, index) => (index === 0 ? line : [html`<br />`, line]))}`;
+}
+
+const CELL = "padding:4px 16px 4px 0;vertical-align:top;text-align:left";
+
+function htmlBody(record: BriefRecord, folder: string): string {
+  const rows = summary(record).map(
+    ([label, value]) =>
+      html`<tr>
+        <th style="${CELL};font-weight:600">${label}</th>
+        <td style="${CELL}">${value}</td>
+      </tr>`,
+  );
+  return html`<!doctype html>
+    <html>
+      <body
+        style="font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;font-size:15px;line-height:1.5;color:#111"
+      >
+        <h1 style="font-size:18px;margin:0 0 4px">New project brief ${record.reference}</h1>
+        <p style="margin:0 0 16px;color:#555">Received ${record.receivedAt}, stored at ${folder}/</p>
+        <table style="border-collapse:collapse;margin:0 0 16px">
+          ${rows}
+        </table>
+        <h2 style="font-size:16px;margin:0 0 4px">Description</h2>
+        <p style="margin:0 0 16px">${lines(record.description)}</p>
+        <p style="margin:0;color:#555">Reply to this email to answer ${record.name}.</p>
+      </body>
+    </html> `.value;
+}

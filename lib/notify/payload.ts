@@ -1,0 +1,43 @@
+import type { BriefRecord } from "../inbox";
+
+/** The webhook's JSON body: the contract's `brief.received` event. */
+export interface BriefReceivedEvent {
+  type: "brief.received";
+  reference: string;
+  receivedAt: string;
+  brief: Pick<
+    BriefRecord,
+    "name" | "email" | "company" | "role" | "projectType" | "budget" | "timeline" | "description" | "consent"
+  >;
+  attachment: { filename: string; contentType: string; size: number; sha256: string } | null;
+}
+
+/**
+ * Built field by field from the stored record, so nothing stored but not meant for the receiver
+ * (the hashed client address, the visitor's original file name) leaks into it by accident.
+ */
+export function briefReceivedEvent(record: BriefRecord): BriefReceivedEvent {
+  const { attachment } = record;
+  return {
+    type: "brief.received",
+    reference: record.reference,
+    receivedAt: record.receivedAt,
+    brief: {
+      name: record.name,
+      email: record.email,
+      company: record.company,
+      role: record.role,
+      projectType: record.projectType,
+      budget: record.budget,
+      timeline: record.timeline,
+      description: record.description,
+      consent: record.consent,
+    },
+    attachment: attachment && {
+      filename: attachment.filename,
+      contentType: attachment.contentType,
+      size: attachment.size,
+      sha256: attachment.sha256,
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { AttachmentUpload, BriefRecord } from "../inbox";
+
+/** The notification channels, in the order `forwarded` lists them. */
+export const CHANNEL_NAMES = ["webhook", "email"] as const;
+
+export type ChannelName = (typeof CHANNEL_NAMES)[number];
+
+/** What a channel is told about a stored brief. */
+export interface BriefNotice {
+  /** The brief as stored in `brief.json`: every payload is built from this. */
+  record: BriefRecord;
+  /** The attached file's bytes, as they arrived; `null` when the brief has no file. */
+  attachment: AttachmentUpload | null;
+  /** Where the brief is stored, e.g. `briefs/2026/11/22/<reference>`. */
+  folder: string;
+}
+
+/** One way of telling ops about a brief. */
+export interface Channel {
+  readonly name: ChannelName;
+  /**
+   * Resolves once the receiving end has accepted the brief, rejects with the reason it did not.
+   * Stops its work (sockets included) when `signal` aborts.
+   */
+  deliver(notice: BriefNotice, signal: AbortSignal): Promise<void>;
+}
+
+/** How one channel's attempt ended. */
+export interface DeliveryOutcome {
+  ok: boolean;
+  /** ISO 8601 UTC: when the outcome was known. */
+  at: string;
+  /** Why it failed, in one line; absent on success. */
+  error?: string;
+}
+
+/** `delivery.json`: one outcome per configured channel. */
+export type Delivery = Partial<Record<ChannelName, DeliveryOutcome>>;

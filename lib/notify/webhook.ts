@@ -1,0 +1,72 @@
+import { Webhook } from "standardwebhooks";
+import { briefReceivedEvent } from "./payload";
+import type { BriefNotice, Channel } from "./types";
+
+/**
+ * Standard Webhooks headers for one message. The id is derived from the reference, so a brief
+ * sent again (by ops, after a failure) carries the same id and a receiver can drop the duplicate.
+ */
+export function signatureHeaders(
+  signer: Webhook,
+  reference: string,
+  body: string,
+  now = new Date(),
+): Record<string, string> {
+  const id = `msg_${reference}`;
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+    "webhook-signature": signer.sign(id, now, body),
+  };
+}
+
+/** POSTs each brief as a `brief.received` event to `WEBHOOK_URL`; a 2xx answer is success. */
+export class WebhookChannel implements Channel {
+  readonly name = "webhook";
+  private readonly signer: Webhook | null;
+
+  constructor(
+    private readonly url: string,
+    secret: string | null,
+  ) {
+    this.signer = secret === null ? null : new Webhook(secret);
+  }
+
+  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
+    const body = JSON.stringify(briefReceivedEvent(notice.record));
+    const response = await fetch(this.url, {
+      method: "POST",
+      body,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "studio-intake-webhook/1",
+        ...(this.signer ? signatureHeaders(this.signer, notice.record.reference, body) : {}),
+      },
+      // A redirect would re-send the brief (personal data, and a valid signature) to wherever the
+      // receiver points, possibly another host: it is reported as a failure instead of followed.
+      redirect: "manual",
+      cache: "no-store",
+      signal,
+    });
+    // Only the status matters; dropping the body frees the connection.
+    await response.body?.cancel().catch(() => {});
+    if (response.status >= 200 && response.status < 300) return;
+    if (response.status >= 300 && response.status < 400) {
+      throw new Error(
+        `answered ${response.status} redirecting to ${redirectTarget(response.headers.get("location"), this.url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
+      );
+    }
+    throw new Error(`answered HTTP ${response.status}`);
+  }
+}
+
+/** Where a redirect points, without its query (which may carry a token) for the delivery record. */
+function redirectTarget(location: string | null, base: string): string {
+  if (location === null) return "nowhere";
+  try {
+    const url = new URL(location, base);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return "an unreadable address";
+  }
+}

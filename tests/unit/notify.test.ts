@@ -1,0 +1,322 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Webhook } from "standardwebhooks";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { AttachmentRecord, BriefRecord } from "@/lib/inbox/briefs";
+import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { describeFailure, fanOut, forwardedChannels, recordDelivery } from "@/lib/notify/fan-out";
+import { escapeHtml, html } from "@/lib/notify/html";
+import { attachmentFileName, emailSubject, emailText } from "@/lib/notify/message";
+import { briefReceivedEvent } from "@/lib/notify/payload";
+import type { BriefNotice, Channel, ChannelName } from "@/lib/notify/types";
+import { signatureHeaders } from "@/lib/notify/webhook";
+
+const ATTACHMENT: AttachmentRecord = {
+  filename: "attachment.pdf",
+  originalName: "Project brief.pdf",
+  contentType: "application/pdf",
+  size: 12_345,
+  sha256: "a".repeat(64),
+};
+
+function record(overrides: Partial<BriefRecord> = {}): BriefRecord {
+  return {
+    reference: "K7QM-3XD9-PTWA-84HC",
+    receivedAt: "2026-11-22T10:00:00.000Z",
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    company: "Analytical Engines Ltd",
+    role: null,
+    projectType: "ai-system",
+    budget: "50k-100k",
+    timeline: "3-6-months",
+    description: "We need a system that computes Bernoulli numbers.",
+    consent: true,
+    attachment: ATTACHMENT,
+    client: { ipHash: "f".repeat(64), userAgent: "Mozilla/5.0", origin: "https://studio.example" },
+    ...overrides,
+  };
+}
+
+function notice(overrides: Partial<BriefRecord> = {}): BriefNotice {
+  return { record: record(overrides), attachment: null, folder: "briefs/2026/11/22/K7QM-3XD9-PTWA-84HC" };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("briefReceivedEvent", () => {
+  it("is the contract's payload, and nothing the receiver is not meant to see", () => {
+    expect(briefReceivedEvent(record())).toStrictEqual({
+      type: "brief.received",
+      reference: "K7QM-3XD9-PTWA-84HC",
+      receivedAt: "2026-11-22T10:00:00.000Z",
+      brief: {
+        name: "Ada Lovelace",
+        email: "ada@example.com",
+        company: "Analytical Engines Ltd",
+        role: null,
+        projectType: "ai-system",
+        budget: "50k-100k",
+        timeline: "3-6-months",
+        description: "We need a system that computes Bernoulli numbers.",
+        consent: true,
+      },
+      attachment: {
+        filename: "attachment.pdf",
+        contentType: "application/pdf",
+        size: 12_345,
+        sha256: "a".repeat(64),
+      },
+    });
+  });
+
+  it("has attachment null without a file", () => {
+    expect(briefReceivedEvent(record({ attachment: null })).attachment).toBeNull();
+  });
+});
+
+describe("signatureHeaders", () => {
+  it("verify with the same secret, with an id stable per brief", () => {
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const body = JSON.stringify(briefReceivedEvent(record()));
+    const headers = signatureHeaders(new Webhook(secret), "K7QM-3XD9-PTWA-84HC", body);
+    expect(headers["webhook-id"]).toBe("msg_K7QM-3XD9-PTWA-84HC");
+    expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
+    expect(() => new Webhook("whsec_c2VjcmV0").verify(body, headers)).toThrow();
+  });
+});
+
+describe("escapeHtml and html", () => {
+  it.each([
+    ["plain", "plain"],
+    ["<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"],
+    [`"quoted" & 'single'`, "&quot;quoted&quot; &amp; &#39;single&#39;"],
+    ["&amp; stays visible", "&amp;amp; stays visible"],
+    ["Ünïcødé ✓", "Ünïcødé ✓"],
+  ])("escapeHtml(%j) -> %j", (value, expected) => {
+    expect(escapeHtml(value)).toBe(expected);
+  });
+
+  it("escapes every interpolated value, but not markup made by html itself", () => {
+    const cell = html`<td>${"<b>"}</td>`;
+    // prettier-ignore
+    const out = html`<tr title="${'"x"'}">${cell}${[html`<br>`, "<i>"]}${null}${undefined}${42}</tr>`;
+    expect(out.value).toBe('<tr title="&quot;x&quot;"><td>&lt;b&gt;</td><br>&lt;i&gt;42</tr>');
+  });
+});
+
+describe("email text", () => {
+  it.each([
+    ["Ada Lovelace", "New brief K7QM-3XD9-PTWA-84HC from Ada Lovelace"],
+    ["Grace\r\nBcc: eve@evil.example", "New brief K7QM-3XD9-PTWA-84HC from Grace Bcc: eve@evil.example"],
+    ["  Tab\there  ", "New brief K7QM-3XD9-PTWA-84HC from Tab here"],
+  ])("subject for a sender named %j is %j, on one line", (name, subject) => {
+    expect(emailSubject(record({ name }))).toBe(subject);
+  });
+
+  it.each([
+    ["Project brief.pdf", "attachment.pdf", "Project brief.pdf"],
+    ["brief.pdf", "attachment.png", "brief.png"],
+    ["attachment", "attachment.docx", "attachment.docx"],
+    ["notes", "attachment.md", "notes.md"],
+    ["archive.tar.gz", "attachment.txt", "archive.tar.txt"],
+    ["Résumé final.PDF", "attachment.pdf", "Résumé final.pdf"],
+  ])("a file the visitor named %j, stored as %j, is attached as %j", (originalName, filename, expected) => {
+    expect(attachmentFileName({ ...ATTACHMENT, originalName, filename })).toBe(expected);
+  });
+
+  it("puts every piece of visitor text in the HTML body escaped, and in the text body as typed", () => {
+    const nasty = `<img src=x onerror=alert(1)>"'&`;
+    const { text, html: body } = emailText(
+      notice({
+        name: `Eve ${nasty}`,
+        email: "eve@example.com",
+        company: `Co ${nasty}`,
+        role: `Role ${nasty}`,
+        description: `Line one ${nasty}\nLine two <script>alert(2)</script>`,
+        attachment: { ...ATTACHMENT, originalName: `File ${nasty}.pdf` },
+      }),
+    );
+    const escaped = "&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;";
+    expect(body).not.toMatch(/<img|<script/);
+    for (const part of [`Eve ${escaped}`, `Co ${escaped}`, `Role ${escaped}`, `File ${escaped}.pdf`]) {
+      expect(body).toContain(part);
+    }
+    expect(body).toMatch(/Line one &lt;img[^<]*<br ?\/?>Line two &lt;script&gt;alert\(2\)&lt;\/script&gt;/);
+    // Twice: the summary and the closing line.
+    expect(body.split(`Eve ${escaped}`)).toHaveLength(3);
+
+    expect(text).toContain(`Name:          Eve ${nasty}`);
+    expect(text).toContain(`Line one ${nasty}\nLine two <script>alert(2)</script>`);
+  });
+
+  it("summarises the brief with the form's labels and where it is stored", () => {
+    const { text, html: body } = emailText(notice());
+    expect(text).toBe(
+      [
+        "New project brief K7QM-3XD9-PTWA-84HC",
+        "Received 2026-11-22T10:00:00.000Z, stored at briefs/2026/11/22/K7QM-3XD9-PTWA-84HC/",
+        "",
+        "Name:          Ada Lovelace",
+        "Email:         ada@example.com",
+        "Company:       Analytical Engines Ltd",
+        "Role:          —",
+        "Project type:  AI system",
+        "Budget:        $50k-$100k",
+        "Timeline:      3-6 months",
+        "Attachment:    Project brief.pdf (application/pdf, 12.1 KB), attached",
+        "",
+        "Description",
+        "-----------",
+        "We need a system that computes Bernoulli numbers.",
+        "",
+        "Reply to this email to answer Ada Lovelace.",
+        "",
+      ].join("\n"),
+    );
+    expect(body).toContain("$50k-$100k");
+    expect(body).toContain("briefs/2026/11/22/K7QM-3XD9-PTWA-84HC/");
+  });
+});
+
+/** A channel for the fan-out: settles as told, and remembers whether its signal was aborted. */
+function channel(
+  name: ChannelName,
+  behaviour: { after: number; fail?: Error } | "hang" | "deaf",
+): Channel & { aborted: () => boolean } {
+  let signalSeen: AbortSignal | null = null;
+  return {
+    name,
+    aborted: () => signalSeen?.aborted === true,
+    deliver(_notice, signal) {
+      signalSeen = signal;
+      if (behaviour === "deaf") return new Promise<void>(() => {});
+      return new Promise<void>((resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
+        if (behaviour === "hang") return;
+        setTimeout(() => (behaviour.fail ? reject(behaviour.fail) : resolve()), behaviour.after);
+      });
+    },
+  };
+}
+
+describe("fanOut", () => {
+  it("runs the channels in parallel and records each success", async () => {
+    const started = Date.now();
+    const delivery = await fanOut(
+      [channel("webhook", { after: 150 }), channel("email", { after: 150 })],
+      notice(),
+      1000,
+    );
+    expect(Date.now() - started).toBeLessThan(290);
+    expect(delivery).toEqual({
+      webhook: { ok: true, at: expect.any(String) },
+      email: { ok: true, at: expect.any(String) },
+    });
+    expect(Date.parse(delivery.webhook?.at ?? "")).toBeGreaterThanOrEqual(started);
+  });
+
+  it("records a failure with its reason, apart from the other channel", async () => {
+    vi.spyOn(console, "warn").mockImplementation(() => {});
+    const delivery = await fanOut(
+      [
+        channel("webhook", { after: 5, fail: new Error("answered HTTP 500") }),
+        channel("email", { after: 5 }),
+      ],
+      notice(),
+      1000,
+    );
+    expect(delivery).toEqual({
+      webhook: { ok: false, at: expect.any(String), error: "answered HTTP 500" },
+      email: { ok: true, at: expect.any(String) },
+    });
+    expect(forwardedChannels(delivery)).toEqual(["email"]);
+  });
+
+  it.each(["hang", "deaf"] as const)(
+    "gives up on a channel that does not finish in time (%s), aborting its work",
+    async (behaviour) => {
+      vi.spyOn(console, "warn").mockImplementation(() => {});
+      const slow = channel("email", behaviour);
+      const started = Date.now();
+      const delivery = await fanOut([channel("webhook", { after: 5 }), slow], notice(), 200);
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(195);
+      expect(elapsed).toBeLessThan(400);
+      expect(delivery.email).toEqual({ ok: false, at: expect.any(String), error: "no answer within 200 ms" });
+      expect(delivery.webhook?.ok).toBe(true);
+      expect(slow.aborted()).toBe(true);
+    },
+  );
+
+  it("records nothing when no channel is configured", async () => {
+    expect(await fanOut([], notice(), 1000)).toEqual({});
+  });
+});
+
+describe("forwardedChannels", () => {
+  const ok = { ok: true, at: "2026-11-22T10:00:00.000Z" };
+  const failed = { ok: false, at: "2026-11-22T10:00:00.000Z", error: "x" };
+  it.each([
+    [{}, []],
+    [{ email: ok, webhook: ok }, ["webhook", "email"]],
+    [{ webhook: failed, email: ok }, ["email"]],
+    [{ webhook: ok, email: failed }, ["webhook"]],
+    [{ webhook: failed, email: failed }, []],
+  ])("%j -> %j", (delivery, expected) => {
+    expect(forwardedChannels(delivery)).toEqual(expected);
+  });
+});
+
+describe("describeFailure", () => {
+  it("joins an error's causes into one line", () => {
+    const cause = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    expect(describeFailure(new TypeError("fetch failed", { cause }))).toBe(
+      "fetch failed: connect ECONNREFUSED 127.0.0.1:9",
+    );
+    expect(describeFailure(new Error("line one\nline two"))).toBe("line one line two");
+    expect(describeFailure("a string")).toBe("a string");
+    expect(describeFailure(new Error("x".repeat(2000)))).toHaveLength(500);
+  });
+});
+
+describe("recordDelivery", () => {
+  let dir: string;
+  const folder = "briefs/2026/11/22/K7QM-3XD9-PTWA-84HC";
+  const delivery = { webhook: { ok: true, at: "2026-11-22T10:00:01.000Z" } };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "notify-test-"));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("writes delivery.json beside the brief", async () => {
+    await recordDelivery(new FilesystemStore(dir), folder, delivery);
+    expect(JSON.parse(await readFile(join(dir, folder, "delivery.json"), "utf8"))).toEqual(delivery);
+  });
+
+  it("logs a store failure instead of throwing it", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    const store = new FilesystemStore(dir);
+    vi.spyOn(store, "put").mockRejectedValue(new Error("disk full"));
+    await expect(recordDelivery(store, folder, delivery)).resolves.toBeUndefined();
+    expect(error).toHaveBeenCalledWith(
+      `[notify] could not record the delivery of ${folder}`,
+      expect.any(Error),
+    );
+  });
+
+  it("does not hold the response for a store that hangs", async () => {
+    const hanging = new FilesystemStore(dir);
+    vi.spyOn(hanging, "put").mockReturnValue(new Promise<void>(() => {}));
+    const started = Date.now();
+    await recordDelivery(hanging, folder, delivery);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
