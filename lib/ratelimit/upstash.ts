@@ -69,6 +69,7 @@ export class UpstashRateLimiter implements RateLimiter {
       ephemeralCache: false,
       analytics: false,
       enableProtection: false,
+      enableTelemetry: false,
     });
   }
 
