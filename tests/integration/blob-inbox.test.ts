@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
+import { postNewsletter } from "../support/newsletter";
 import { type AppServer, freePort, startApp } from "../support/server";
 
 /**
@@ -65,6 +66,8 @@ describe("contact with the Vercel Blob inbox", () => {
     expect(standIn.requests.map((request) => `${request.operation} ${request.pathname}`)).toEqual([
       `put ${base}/attachment.pdf`,
       `put ${base}/brief.json`,
+      // No channel is configured here: the delivery record says so, after the commit point.
+      `put ${base}/delivery.json`,
     ]);
     const attachment = standIn.objects.get(`${base}/attachment.pdf`);
     const brief = standIn.objects.get(`${base}/brief.json`);
@@ -126,6 +129,45 @@ describe("contact with the Vercel Blob inbox", () => {
     const attachmentPut = standIn.requests.find((request) => request.pathname?.endsWith("/attachment.pdf"));
     expect(attachmentPut?.status).toBe(200);
     expect([...standIn.objects.keys()].filter((path) => !before.has(path))).toEqual([]);
+  });
+});
+
+describe("newsletter with the Vercel Blob inbox", () => {
+  const subscriberPath = (email: string) =>
+    `newsletter/subscribers/${createHash("sha256").update(email.toLowerCase()).digest("hex")}.json`;
+
+  it("gives exactly one 'subscribed' to 20 concurrent first requests, through create-if-absent", async () => {
+    const email = "Concurrent.Reader@Example.com";
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        postNewsletter(app.url, { email: i % 2 ? email : email.toLowerCase(), topics: ["AI"] }),
+      ),
+    );
+    expect(responses.map((response) => response.status)).toEqual(new Array(20).fill(200));
+    const statuses = await Promise.all(
+      responses.map(async (response) => ((await response.json()) as { status: string }).status),
+    );
+    expect(statuses.filter((status) => status === "subscribed")).toHaveLength(1);
+    expect(statuses.filter((status) => status === "already-subscribed")).toHaveLength(19);
+
+    const stored = standIn.objects.get(subscriberPath(email));
+    expect(stored).toMatchObject({ access: "private", contentType: "application/json" });
+    expect(JSON.parse(stored?.body.toString("utf8") ?? "")).toMatchObject({ topics: ["AI"] });
+    expect([...standIn.objects.keys()].filter((path) => path.startsWith("newsletter/"))).toContain(
+      subscriberPath(email),
+    );
+  });
+
+  it("merges the topics of a later request into the stored record", async () => {
+    const email = "merge.reader@example.com";
+    await postNewsletter(app.url, { email, topics: ["Research"] });
+    const again = await postNewsletter(app.url, {
+      email: email.toUpperCase(),
+      topics: ["Quantum", "Research"],
+    });
+    expect(await again.json()).toEqual({ ok: true, status: "already-subscribed" });
+    const stored = JSON.parse(standIn.objects.get(subscriberPath(email))?.body.toString("utf8") ?? "");
+    expect(stored).toMatchObject({ email, topics: ["Research", "Quantum"] });
   });
 });
 
