@@ -1,13 +1,9 @@
+import { describeWait } from "@/lib/format";
+
 /**
  * What the forms tell a visitor when the server says no, by the contract's error code. Shared by
  * the JavaScript forms and the pages a browser without JavaScript is redirected back to.
  */
-
-export function describeWait(seconds: number): string {
-  if (seconds < 90) return `${seconds} second${seconds === 1 ? "" : "s"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
-}
 
 export function contactErrorMessage(code: string | null, retryAfterSeconds: number | null = null): string {
   switch (code) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { cleanFileName, inspectAttachment } from "../attachments";
-import { formatBytes, type MultipartForm, type MultipartLimits, type UploadedFile } from "../http/body";
+import { formatBytes } from "../format";
+import { type MultipartForm, type MultipartLimits, type UploadedFile } from "../http/body";
 import { validationFailed } from "../http/errors";
 import type { AttachmentUpload } from "../inbox";
 import { BRIEF_FIELDS, briefSchema, MAX_ATTACHMENT_BYTES, type Brief } from "../schemas/brief";

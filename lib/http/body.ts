@@ -1,4 +1,5 @@
 import busboy from "busboy";
+import { formatBytes } from "../format";
 import { ApiError } from "./errors";
 
 /**
@@ -29,12 +30,6 @@ export function assertMediaType(request: Request, expected: string): void {
 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("payload_too_large", `The request is larger than ${formatBytes(maxBytes)}.`);
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
-  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
-  return `${bytes} bytes`;
 }
 
 /** Yields the body's chunks, failing with 413 as soon as more than `maxBytes` have arrived. */

@@ -1,4 +1,4 @@
-import { formatBytes } from "../http/body";
+import { formatBytes } from "../format";
 import type { AttachmentRecord, BriefRecord } from "../inbox";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import { html, type SafeHtml } from "./html";

@@ -1,4 +1,5 @@
 import type { Config } from "../config";
+import { describeWait } from "../format";
 import { ApiError } from "../http/errors";
 import { MemoryRateLimiter } from "./memory";
 import type { RateLimitDecision, RateLimiter } from "./types";
@@ -51,10 +52,4 @@ export async function enforceRateLimit(
     });
   }
   return headers;
-}
-
-function describeWait(seconds: number): string {
-  if (seconds < 90) return `${seconds} second${seconds === 1 ? "" : "s"}`;
-  const minutes = Math.ceil(seconds / 60);
-  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
 }
