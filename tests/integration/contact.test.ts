@@ -1,11 +1,17 @@
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { briefForm, nextAddress, postContact, rawRequest, validBrief } from "../support/contact";
 import { makeExe, makePdf, makePng } from "../support/files";
 import { findBriefFolder, listInbox, readBriefJson, readDeliveryJson } from "../support/inbox";
-import { type AppServer, startApp, startAppExpectingFailure, tempDir } from "../support/server";
+import {
+  type AppServer,
+  startApp,
+  startAppExpectingFailure,
+  tempDir,
+  unwritableInboxDir,
+} from "../support/server";
 
 const MiB = 1024 * 1024;
 
@@ -400,10 +406,7 @@ describe("POST /api/contact: storage failure", () => {
   let broken: AppServer;
 
   beforeAll(async () => {
-    const dir = await tempDir();
-    const file = join(dir, "not-a-directory");
-    await writeFile(file, "");
-    broken = await startApp({ INBOX_DIR: join(file, "inbox") });
+    broken = await startApp({ INBOX_DIR: await unwritableInboxDir() });
   });
 
   afterAll(async () => {

@@ -1,10 +1,10 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextAddress, rawRequest } from "../support/contact";
 import { listInbox } from "../support/inbox";
 import { postNewsletter, readSubscriber, subscriberFile } from "../support/newsletter";
-import { type AppServer, startApp, tempDir } from "../support/server";
+import { type AppServer, startApp, tempDir, unwritableInboxDir } from "../support/server";
 
 const KiB = 1024;
 const TOPICS = [
@@ -516,10 +516,7 @@ describe("POST /api/newsletter: storage failure", () => {
   let broken: AppServer;
 
   beforeAll(async () => {
-    const dir = await tempDir();
-    const file = join(dir, "not-a-directory");
-    await writeFile(file, "");
-    broken = await startApp({ INBOX_DIR: join(file, "inbox") });
+    broken = await startApp({ INBOX_DIR: await unwritableInboxDir() });
   });
 
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,4 +108,14 @@ export async function startAppExpectingFailure(
   );
   clearTimeout(timer);
   return { code, output };
+}
+
+/**
+ * An INBOX_DIR that cannot be created: its parent is a regular file. (Permissions would not do:
+ * the tests may run as root.)
+ */
+export async function unwritableInboxDir(): Promise<string> {
+  const file = join(await tempDir(), "not-a-directory");
+  await writeFile(file, "");
+  return join(file, "inbox");
 }
