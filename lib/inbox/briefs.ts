@@ -52,33 +52,57 @@ export function briefFolder(folder: Folder, reference: string, receivedAt: Date)
 }
 
 /**
- * Stores a brief: the attachment first, then `brief.json`, which is the commit point. If the
- * second write fails, the attachment is removed where possible, so no half-brief remains.
- * Throws `StoreUnavailableError` when the store cannot be written.
+ * Time limits for storing one brief. The contract answers a store that is down with 503 within
+ * 10 s: the writes get `saveMs` together, and removing what a failed save left gets `cleanupMs`
+ * more, which leaves room for the rest of the request.
+ */
+export interface SaveDeadlines {
+  saveMs: number;
+  cleanupMs: number;
+}
+
+export const SAVE_DEADLINES: SaveDeadlines = { saveMs: 6_000, cleanupMs: 1_500 };
+
+/**
+ * Stores a brief: the attachment first, then `brief.json`, which is the commit point. When a
+ * write fails or runs out of time, every object this save tried to write is removed where
+ * possible, `brief.json` first: a write that timed out may still have landed, and a brief must
+ * never be left pointing at a missing attachment. Throws `StoreUnavailableError` when the store
+ * cannot be written.
  */
 export async function saveBrief(
   store: ObjectStore,
   folder: Folder,
   record: BriefRecord,
   attachment: AttachmentUpload | null,
+  deadlines: SaveDeadlines = SAVE_DEADLINES,
 ): Promise<string> {
   const base = briefFolder(folder, record.reference, new Date(record.receivedAt));
-  if (attachment) {
-    await store.put(
-      `${base}/${attachment.record.filename}`,
-      attachment.chunks,
-      attachment.record.contentType,
-    );
-  }
+  const attempted: string[] = [];
+  const signal = AbortSignal.timeout(deadlines.saveMs);
   try {
-    await store.put(`${base}/brief.json`, `${JSON.stringify(record, null, 2)}\n`, "application/json");
-  } catch (error) {
     if (attachment) {
-      await store.delete(`${base}/${attachment.record.filename}`).catch((cleanupError: unknown) => {
-        console.error(`[inbox] could not remove the attachment of unsaved brief ${base}`, cleanupError);
-      });
+      const path = `${base}/${attachment.record.filename}`;
+      attempted.push(path);
+      await store.put(path, attachment.chunks, attachment.record.contentType, { signal });
     }
+    attempted.push(`${base}/brief.json`);
+    await store.put(`${base}/brief.json`, `${JSON.stringify(record, null, 2)}\n`, "application/json", {
+      signal,
+    });
+  } catch (error) {
+    await removeAll(store, attempted.reverse(), deadlines.cleanupMs);
     throw error;
   }
   return base;
+}
+
+/** Best effort: each failure is logged, and the caller's own error is what propagates. */
+async function removeAll(store: ObjectStore, paths: readonly string[], timeoutMs: number): Promise<void> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  for (const path of paths) {
+    await store.delete(path, { signal }).catch((cleanupError: unknown) => {
+      console.error(`[inbox] could not remove ${path} of an unsaved brief`, cleanupError);
+    });
+  }
 }

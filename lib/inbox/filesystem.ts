@@ -1,7 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, rename, rm, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { assertObjectPath, type ObjectBody, type ObjectStore, StoreUnavailableError } from "./types";
+import {
+  assertObjectPath,
+  assertObjectPrefix,
+  type ObjectBody,
+  type ObjectInfo,
+  type ObjectStore,
+  type StoreCallOptions,
+  StoreUnavailableError,
+} from "./types";
+
+/** Files being written are hidden under this prefix until they are renamed into place. */
+const TEMP_PREFIX = ".tmp-";
 
 /** The embedded inbox: objects as files under one directory (`INBOX_DIR`). */
 export class FilesystemStore implements ObjectStore {
@@ -12,9 +23,9 @@ export class FilesystemStore implements ObjectStore {
     this.root = resolve(root);
   }
 
-  async put(path: string, body: ObjectBody): Promise<void> {
+  async put(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    await this.guard(path, async () => {
+    await this.guard(path, options, async () => {
       const temp = await this.writeTemp(target, body);
       try {
         await rename(temp, target);
@@ -25,9 +36,9 @@ export class FilesystemStore implements ObjectStore {
     });
   }
 
-  async create(path: string, body: ObjectBody): Promise<boolean> {
+  async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    return this.guard(path, async () => {
+    return this.guard(path, options, async () => {
       const temp = await this.writeTemp(target, body);
       try {
         // link() refuses an existing target, so exactly one of concurrent creators wins.
@@ -42,9 +53,10 @@ export class FilesystemStore implements ObjectStore {
     });
   }
 
-  async get(path: string): Promise<Uint8Array | null> {
+  async get(path: string, options: StoreCallOptions = {}): Promise<Uint8Array | null> {
     const target = this.locate(path);
     try {
+      options.signal?.throwIfAborted();
       return await readFile(target);
     } catch (error) {
       if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
@@ -52,9 +64,55 @@ export class FilesystemStore implements ObjectStore {
     }
   }
 
-  async delete(path: string): Promise<void> {
+  async delete(path: string, options: StoreCallOptions = {}): Promise<void> {
     const target = this.locate(path);
-    await this.guard(path, () => rm(target, { force: true }));
+    await this.guard(path, options, async () => {
+      try {
+        await rm(target, { force: true });
+      } catch (error) {
+        // A file where a folder of the path should be: the object cannot exist.
+        if (!isCode(error, "ENOTDIR")) throw error;
+      }
+    });
+  }
+
+  async *list(prefix: string, options: StoreCallOptions = {}): AsyncIterable<ObjectInfo> {
+    assertObjectPrefix(prefix);
+    // Start in the deepest folder the prefix names whole; a partial last segment filters below it.
+    const start = prefix.includes("/") ? prefix.slice(0, prefix.lastIndexOf("/")) : "";
+    yield* this.walk(start, prefix, options);
+  }
+
+  /** Depth-first in name order, a folder sorting as `name/`, so paths come out in ascending order. */
+  private async *walk(folder: string, prefix: string, options: StoreCallOptions): AsyncIterable<ObjectInfo> {
+    let entries;
+    try {
+      options.signal?.throwIfAborted();
+      entries = await readdir(folder === "" ? this.root : join(this.root, ...folder.split("/")), {
+        withFileTypes: true,
+      });
+    } catch (error) {
+      if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return;
+      throw new StoreUnavailableError(`Could not list ${folder || "the inbox"}`, { cause: error });
+    }
+    const named = entries
+      .filter((entry) => !entry.name.startsWith(TEMP_PREFIX) && (entry.isFile() || entry.isDirectory()))
+      .map((entry) => ({ entry, key: entry.isDirectory() ? `${entry.name}/` : entry.name }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    for (const { entry } of named) {
+      const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (`${path}/`.startsWith(prefix) || prefix.startsWith(`${path}/`)) {
+          yield* this.walk(path, prefix, options);
+        }
+      } else if (path.startsWith(prefix)) {
+        const info = await stat(join(this.root, ...path.split("/"))).catch((error: unknown) => {
+          if (isCode(error, "ENOENT")) return null; // removed while listing
+          throw new StoreUnavailableError(`Could not read ${path}`, { cause: error });
+        });
+        if (info) yield { path, size: info.size, uploadedAt: info.mtime };
+      }
+    }
   }
 
   private locate(path: string): string {
@@ -65,7 +123,7 @@ export class FilesystemStore implements ObjectStore {
   /** Writes the body to a hidden temporary file beside the target and flushes it to disk. */
   private async writeTemp(target: string, body: ObjectBody): Promise<string> {
     await mkdir(dirname(target), { recursive: true });
-    const temp = join(dirname(target), `.tmp-${randomBytes(8).toString("hex")}`);
+    const temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
     const file = await open(temp, "wx", 0o600);
     try {
       if (typeof body === "string") await file.writeFile(body, "utf8");
@@ -81,8 +139,9 @@ export class FilesystemStore implements ObjectStore {
     return temp;
   }
 
-  private async guard<T>(path: string, work: () => Promise<T>): Promise<T> {
+  private async guard<T>(path: string, options: StoreCallOptions, work: () => Promise<T>): Promise<T> {
     try {
+      options.signal?.throwIfAborted();
       return await work();
     } catch (error) {
       throw new StoreUnavailableError(`Could not write ${path}`, { cause: error });

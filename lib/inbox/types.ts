@@ -1,20 +1,42 @@
 /** Bytes to store: text, one buffer, or the chunks an upload arrived in (written without joining them). */
 export type ObjectBody = string | Uint8Array | readonly Uint8Array[];
 
+/** One stored object, as `list` reports it. */
+export interface ObjectInfo {
+  path: string;
+  size: number;
+  uploadedAt: Date;
+}
+
+export interface StoreCallOptions {
+  /**
+   * The caller's deadline. When it aborts, the call stops waiting and throws
+   * `StoreUnavailableError`; a remote driver also cancels its request. Local drivers check it
+   * before they start.
+   */
+  signal?: AbortSignal;
+}
+
 /**
  * The inbox's storage: a flat namespace of objects named by slash-separated paths
  * (`briefs/2026/11/22/<reference>/brief.json`). Drivers: filesystem and Vercel Blob.
+ * Every failure to reach or write the store is a `StoreUnavailableError`.
  */
 export interface ObjectStore {
   readonly driver: "filesystem" | "vercel-blob";
   /** Writes an object whole, replacing any earlier one; readers never see it half-written. */
-  put(path: string, body: ObjectBody, contentType: string): Promise<void>;
+  put(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<void>;
   /** Writes an object only if none exists at `path`; `false` when one does. Atomic. */
-  create(path: string, body: ObjectBody, contentType: string): Promise<boolean>;
+  create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */
-  get(path: string): Promise<Uint8Array | null>;
+  get(path: string, options?: StoreCallOptions): Promise<Uint8Array | null>;
   /** Removes the object; removing a missing one is not an error. */
-  delete(path: string): Promise<void>;
+  delete(path: string, options?: StoreCallOptions): Promise<void>;
+  /**
+   * Every object whose path starts with `prefix` (a plain string prefix: `briefs/2026/11/` or
+   * `briefs/2026/1`; `""` lists everything), in ascending path order, fetched as it is iterated.
+   */
+  list(prefix: string, options?: StoreCallOptions): AsyncIterable<ObjectInfo>;
 }
 
 /** The store could not be reached or written. Answered as 503 `storage_unavailable`. */
@@ -32,5 +54,16 @@ export function assertObjectPath(path: string): void {
     /[\u0000-\u001f\\]/.test(path)
   ) {
     throw new Error(`Invalid object path: ${JSON.stringify(path)}`);
+  }
+}
+
+/** A list prefix: empty, or a valid path that may end in `/` or stop inside a segment. */
+export function assertObjectPrefix(prefix: string): void {
+  if (prefix === "") return;
+  const trimmed = prefix.endsWith("/") ? prefix.slice(0, -1) : prefix;
+  try {
+    assertObjectPath(trimmed);
+  } catch {
+    throw new Error(`Invalid object prefix: ${JSON.stringify(prefix)}`);
   }
 }

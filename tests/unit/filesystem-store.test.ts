@@ -7,10 +7,12 @@ import {
   type BriefRecord,
   briefFolder,
   type Folder,
+  SAVE_DEADLINES,
   saveBrief,
 } from "@/lib/inbox/briefs";
 import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { type ObjectBody, type ObjectStore, StoreUnavailableError } from "@/lib/inbox/types";
+import { type ObjectBody, type ObjectInfo, type ObjectStore, StoreUnavailableError } from "@/lib/inbox/types";
+import { describeStoreContract } from "../support/store-contract";
 
 let dir: string;
 let root: string;
@@ -47,7 +49,37 @@ async function leftoverTempFiles(): Promise<string[]> {
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
+async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[]> {
+  const found: ObjectInfo[] = [];
+  for await (const info of iterable) found.push(info);
+  return found;
+}
+
 describe("FilesystemStore", () => {
+  describeStoreContract(() => store);
+
+  it("list skips the hidden temporary files of writes in progress", async () => {
+    await store.put("briefs/x/brief.json", "{}", "application/json");
+    await writeFile(join(root, "briefs", "x", ".tmp-0123456789abcdef"), "half a file");
+    await writeFile(join(root, ".tmp-fedcba9876543210"), "half a file");
+    expect((await collect(store.list(""))).map((info) => info.path)).toEqual(["briefs/x/brief.json"]);
+  });
+
+  it("list of a store that was never written is empty", async () => {
+    expect(await collect(new FilesystemStore(join(dir, "never-created")).list(""))).toEqual([]);
+  });
+
+  it("an aborted signal stops a call before it writes anything", async () => {
+    const signal = AbortSignal.abort();
+    await expect(store.put("s/x.txt", "x", "text/plain", { signal })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    await expect(store.create("s/y.txt", "x", "text/plain", { signal })).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    expect(await listFiles(root)).toEqual([]);
+  });
+
   it.each<[string, ObjectBody, Uint8Array]>([
     ["a string", "héllo ✓\nsecond line", bytes("héllo ✓\nsecond line")],
     ["an empty string", "", new Uint8Array()],
@@ -236,6 +268,7 @@ function wrap(
       if (fail.delete?.(path)) throw new StoreUnavailableError(`simulated failure deleting ${path}`);
       return inner.delete(path);
     },
+    list: (prefix) => inner.list(prefix),
   };
   return { store: wrapped, calls };
 }
@@ -292,7 +325,7 @@ describe("saveBrief", () => {
     ]);
   });
 
-  it("when brief.json cannot be written, deletes the attachment and rethrows the error", async () => {
+  it("when brief.json cannot be written, removes it (commit point first) and the attachment, and rethrows", async () => {
     const { store: failing, calls } = wrap(store, { put: (path) => path.endsWith("brief.json") });
     const error = await saveBrief(failing, "briefs", record({ attachment: upload().record }), upload()).then(
       () => null,
@@ -304,6 +337,7 @@ describe("saveBrief", () => {
     expect(calls).toEqual([
       `put ${base}/attachment.pdf`,
       `put ${base}/brief.json`,
+      `delete ${base}/brief.json`,
       `delete ${base}/attachment.pdf`,
     ]);
     expect(await store.get(`${base}/attachment.pdf`)).toBeNull();
@@ -322,13 +356,80 @@ describe("saveBrief", () => {
     expect(await store.get(`${base}/brief.json`)).toBeNull();
   });
 
-  it("when the attachment cannot be written, brief.json is never written", async () => {
+  it("when the attachment cannot be written, brief.json is never written and the attachment is removed", async () => {
     const { store: failing, calls } = wrap(store, { put: (path) => path.endsWith("attachment.pdf") });
     await expect(saveBrief(failing, "briefs", record(), upload())).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
-    expect(calls).toEqual([`put ${base}/attachment.pdf`]);
+    expect(calls).toEqual([`put ${base}/attachment.pdf`, `delete ${base}/attachment.pdf`]);
     expect(await listFiles(root)).toEqual([]);
+  });
+
+  describe("deadlines", () => {
+    /** A store whose writes (and, optionally, deletes) hang until the caller's signal gives up. */
+    function hanging(hangDeletes: boolean) {
+      const calls: string[] = [];
+      const waitForAbort = (path: string, signal: AbortSignal | undefined) =>
+        new Promise<never>((_, reject) => {
+          const giveUp = () =>
+            reject(new StoreUnavailableError(`gave up on ${path}`, { cause: signal?.reason }));
+          if (signal?.aborted) giveUp();
+          signal?.addEventListener("abort", giveUp);
+        });
+      const hung: ObjectStore = {
+        driver: "filesystem",
+        async put(path, body, contentType, options) {
+          calls.push(`put ${path}`);
+          if (path.endsWith("brief.json")) return waitForAbort(path, options?.signal);
+          return store.put(path, body, contentType);
+        },
+        create: () => Promise.reject(new Error("not used")),
+        get: (path) => store.get(path),
+        async delete(path, options) {
+          calls.push(`delete ${path}`);
+          if (hangDeletes) return waitForAbort(path, options?.signal);
+          return store.delete(path);
+        },
+        list: (prefix) => store.list(prefix),
+      };
+      return { store: hung, calls };
+    }
+
+    it("a write that hangs fails once the save deadline passes, and what it wrote is removed", async () => {
+      vi.spyOn(console, "error").mockImplementation(() => {});
+      const { store: hung, calls } = hanging(false);
+      const started = Date.now();
+      await expect(
+        saveBrief(hung, "briefs", record(), upload(), { saveMs: 300, cleanupMs: 300 }),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(280);
+      expect(elapsed).toBeLessThan(1_000);
+      expect(calls).toEqual([
+        `put ${base}/attachment.pdf`,
+        `put ${base}/brief.json`,
+        `delete ${base}/brief.json`,
+        `delete ${base}/attachment.pdf`,
+      ]);
+      expect(await listFiles(root)).toEqual([]);
+    });
+
+    it("cleanup that hangs too is bounded by its own deadline", async () => {
+      const log = vi.spyOn(console, "error").mockImplementation(() => {});
+      const { store: hung } = hanging(true);
+      const started = Date.now();
+      await expect(
+        saveBrief(hung, "briefs", record(), upload(), { saveMs: 300, cleanupMs: 300 }),
+      ).rejects.toThrow(/gave up on .*brief\.json/);
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeGreaterThanOrEqual(580);
+      expect(elapsed).toBeLessThan(1_300);
+      expect(log).toHaveBeenCalledTimes(2);
+    });
+
+    it("the defaults answer a dead store within the contract's 10 s, with room to spare", () => {
+      expect(SAVE_DEADLINES.saveMs + SAVE_DEADLINES.cleanupMs).toBeLessThanOrEqual(8_000);
+    });
   });
 
   it("against an unwritable root, fails with StoreUnavailableError and leaves nothing", async () => {

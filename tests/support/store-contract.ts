@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import type { ObjectInfo, ObjectStore } from "@/lib/inbox/types";
+
+/**
+ * What every ObjectStore driver must do, run against each real driver (the filesystem under a
+ * temporary folder, Vercel Blob through its SDK against the stand-in). `current()` is the store of
+ * the running test, fresh and empty.
+ */
+export function describeStoreContract(current: () => ObjectStore): void {
+  const text = (bytes: Uint8Array | null) => (bytes === null ? null : Buffer.from(bytes).toString("utf8"));
+  const bytes = (value: string) => new TextEncoder().encode(value);
+
+  async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[]> {
+    const found: ObjectInfo[] = [];
+    for await (const info of iterable) found.push(info);
+    return found;
+  }
+
+  describe("ObjectStore contract", () => {
+    it("put then get returns the bytes of a string, a buffer and chunks", async () => {
+      const store = current();
+      await store.put("c/text.txt", "héllo ✓", "text/plain");
+      await store.put("c/bytes.bin", new Uint8Array([0, 1, 254, 255]), "application/octet-stream");
+      await store.put("c/chunks.bin", [bytes("one,"), new Uint8Array(), bytes("two")], "application/pdf");
+      expect(text(await store.get("c/text.txt"))).toBe("héllo ✓");
+      expect([...((await store.get("c/bytes.bin")) ?? [])]).toEqual([0, 1, 254, 255]);
+      expect(text(await store.get("c/chunks.bin"))).toBe("one,two");
+    });
+
+    it("put replaces; get of a missing object is null", async () => {
+      const store = current();
+      await store.put("r/x.json", "a longer first body", "application/json");
+      await store.put("r/x.json", "second", "application/json");
+      expect(text(await store.get("r/x.json"))).toBe("second");
+      expect(await store.get("r/missing.json")).toBeNull();
+    });
+
+    it("create writes once, then answers false and keeps the first body", async () => {
+      const store = current();
+      expect(await store.create("n/a.json", "first", "application/json")).toBe(true);
+      expect(await store.create("n/a.json", "second", "application/json")).toBe(false);
+      await store.put("n/b.json", "put", "application/json");
+      expect(await store.create("n/b.json", "create", "application/json")).toBe(false);
+      expect(text(await store.get("n/a.json"))).toBe("first");
+      expect(text(await store.get("n/b.json"))).toBe("put");
+    });
+
+    it("20 concurrent creates of one path: exactly one wins, and its body is stored", async () => {
+      const store = current();
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.create("race/x.json", `body-${i}`, "application/json")),
+      );
+      const winners = results.flatMap((won, i) => (won ? [i] : []));
+      expect(winners).toHaveLength(1);
+      expect(text(await store.get("race/x.json"))).toBe(`body-${winners[0]}`);
+    });
+
+    it("delete removes an object; deleting a missing one is fine", async () => {
+      const store = current();
+      await store.put("d/x.txt", "x", "text/plain");
+      await store.delete("d/x.txt");
+      expect(await store.get("d/x.txt")).toBeNull();
+      await expect(store.delete("d/x.txt")).resolves.toBeUndefined();
+    });
+
+    describe("list", () => {
+      const paths = [
+        "briefs/2026/01/31/REF-B/brief.json",
+        "briefs/2026/01/31/REF-A/attachment.pdf",
+        "briefs/2026/01/31/REF-A/brief.json",
+        "briefs/2026/11/02/REF-C/brief.json",
+        "briefs/2026/1x.json",
+        "briefs-archive/old.json",
+        "spam/2026/01/31/REF-D/brief.json",
+        "top.json",
+      ];
+
+      async function fill(store: ObjectStore): Promise<void> {
+        for (const path of paths) await store.put(path, `body of ${path}`, "application/json");
+      }
+
+      it.each<[string, string[]]>([
+        ["", [...paths].sort()],
+        [
+          "briefs/",
+          [
+            "briefs/2026/01/31/REF-A/attachment.pdf",
+            "briefs/2026/01/31/REF-A/brief.json",
+            "briefs/2026/01/31/REF-B/brief.json",
+            "briefs/2026/11/02/REF-C/brief.json",
+            "briefs/2026/1x.json",
+          ],
+        ],
+        [
+          "briefs",
+          [
+            "briefs-archive/old.json",
+            "briefs/2026/01/31/REF-A/attachment.pdf",
+            "briefs/2026/01/31/REF-A/brief.json",
+            "briefs/2026/01/31/REF-B/brief.json",
+            "briefs/2026/11/02/REF-C/brief.json",
+            "briefs/2026/1x.json",
+          ],
+        ],
+        ["briefs/2026/1", ["briefs/2026/11/02/REF-C/brief.json", "briefs/2026/1x.json"]],
+        [
+          "briefs/2026/01/31/REF-A/",
+          ["briefs/2026/01/31/REF-A/attachment.pdf", "briefs/2026/01/31/REF-A/brief.json"],
+        ],
+        ["top.json", ["top.json"]],
+        ["nothing/here/", []],
+        ["top.json/below", []],
+      ])("prefix %j lists exactly the matching paths, in ascending order", async (prefix, expected) => {
+        const store = current();
+        await fill(store);
+        const listed = await collect(store.list(prefix));
+        expect(listed.map((info) => info.path)).toEqual(expected);
+      });
+
+      it("reports each object's size in bytes and when it was written", async () => {
+        const store = current();
+        const before = Date.now();
+        await store.put("sized/a.bin", new Uint8Array(1234), "application/octet-stream");
+        await store.put("sized/b.txt", "✓", "text/plain");
+        const listed = await collect(store.list("sized/"));
+        expect(listed.map(({ path, size }) => ({ path, size }))).toEqual([
+          { path: "sized/a.bin", size: 1234 },
+          { path: "sized/b.txt", size: 3 },
+        ]);
+        for (const info of listed) {
+          expect(info.uploadedAt).toBeInstanceOf(Date);
+          // File times may be truncated to the second on some file systems.
+          expect(info.uploadedAt.getTime()).toBeGreaterThanOrEqual(before - 2_000);
+          expect(info.uploadedAt.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
+        }
+      });
+
+      it.each([["../x"], ["a//b"], ["/abs"], ["a/../b/"]])("refuses the prefix %j", async (prefix) => {
+        await expect(collect(current().list(prefix))).rejects.toThrow(/Invalid object prefix/);
+      });
+    });
+  });
+}
