@@ -5,7 +5,7 @@ import type { ObjectStore } from "./types";
 export { briefFolder, saveBrief } from "./briefs";
 export type { AttachmentRecord, AttachmentUpload, BriefRecord, ClientRecord, Folder } from "./briefs";
 export { StoreUnavailableError } from "./types";
-export type { ObjectBody, ObjectStore } from "./types";
+export type { ObjectBody, ObjectInfo, ObjectStore, StoreCallOptions } from "./types";
 
 /** The inbox's store, from the configured driver. */
 export function createStore(config: Config): ObjectStore {
