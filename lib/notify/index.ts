@@ -4,6 +4,7 @@ import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
 export { describeFailure, fanOut, forwardedChannels, recordDelivery, writeDelivery } from "./fan-out";
+export { attachmentFileName } from "./message";
 export { CHANNEL_NAMES } from "./types";
 export type { BriefNotice, Channel, ChannelName, Delivery, DeliveryOutcome } from "./types";
 
