@@ -192,6 +192,12 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     source: "10/10m",
   });
 
+  // The SDK takes the store's id from the token (`vercel_blob_rw_<store id>_<secret>`) to address
+  // private blobs: a token without one would fail on every read, so refuse it at start.
+  if (raw.BLOB_READ_WRITE_TOKEN && !/^vercel_blob_rw_[A-Za-z0-9]+_\S+$/.test(raw.BLOB_READ_WRITE_TOKEN)) {
+    problems.push("BLOB_READ_WRITE_TOKEN must look like vercel_blob_rw_<store id>_<secret>");
+  }
+
   if (raw.UPSTASH_REDIS_REST_URL) read(raw.UPSTASH_REDIS_REST_URL, httpUrl("UPSTASH_REDIS_REST_URL"), null);
   if (Boolean(raw.UPSTASH_REDIS_REST_URL) !== Boolean(raw.UPSTASH_REDIS_REST_TOKEN)) {
     // Half a Redis configuration would quietly fall back to per-process limits: refuse it.

@@ -1,9 +1,17 @@
 import type { Config } from "../config";
+import { BlobStore } from "./blob";
 import { FilesystemStore } from "./filesystem";
 import type { ObjectStore } from "./types";
 
-export { briefFolder, saveBrief } from "./briefs";
-export type { AttachmentRecord, AttachmentUpload, BriefRecord, ClientRecord, Folder } from "./briefs";
+export { briefFolder, SAVE_DEADLINES, saveBrief } from "./briefs";
+export type {
+  AttachmentRecord,
+  AttachmentUpload,
+  BriefRecord,
+  ClientRecord,
+  Folder,
+  SaveDeadlines,
+} from "./briefs";
 export { StoreUnavailableError } from "./types";
 export type { ObjectBody, ObjectInfo, ObjectStore, StoreCallOptions } from "./types";
 
@@ -13,6 +21,6 @@ export function createStore(config: Config): ObjectStore {
     case "filesystem":
       return new FilesystemStore(config.inbox.dir);
     case "vercel-blob":
-      throw new Error("The Vercel Blob inbox is not available in this build.");
+      return new BlobStore(config.inbox.token);
   }
 }

@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import { ApiError } from "../http/errors";
 import { MemoryRateLimiter } from "./memory";
 import type { RateLimitDecision, RateLimiter } from "./types";
+import { createRedisClient, UpstashRateLimiter } from "./upstash";
 
 export type { RateLimitDecision, RateLimiter } from "./types";
 
@@ -9,8 +10,15 @@ export type RateLimitPolicy = "contact" | "newsletter";
 
 export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
 
-/** One limiter per endpoint, from the configured driver. */
+/** One limiter per endpoint, from the configured driver: shared through Redis when it is set up. */
 export function createRateLimiters(config: Config): RateLimiters {
+  if (config.redis) {
+    const redis = createRedisClient(config.redis);
+    return {
+      contact: new UpstashRateLimiter(redis, "contact", config.rateLimits.contact),
+      newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter),
+    };
+  }
   return {
     contact: new MemoryRateLimiter(config.rateLimits.contact),
     newsletter: new MemoryRateLimiter(config.rateLimits.newsletter),

@@ -27,9 +27,10 @@ export function describeStoreContract(current: () => ObjectStore): void {
       expect(text(await store.get("c/chunks.bin"))).toBe("one,two");
     });
 
-    it("put replaces; get of a missing object is null", async () => {
+    it("put replaces, and a read after it sees the new body; get of a missing object is null", async () => {
       const store = current();
       await store.put("r/x.json", "a longer first body", "application/json");
+      expect(text(await store.get("r/x.json"))).toBe("a longer first body");
       await store.put("r/x.json", "second", "application/json");
       expect(text(await store.get("r/x.json"))).toBe("second");
       expect(await store.get("r/missing.json")).toBeNull();

@@ -105,13 +105,13 @@ describe("parseConfig values", () => {
     ],
     [
       "BLOB_READ_WRITE_TOKEN",
-      { BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_abc" },
-      { inbox: { driver: "vercel-blob", token: "vercel_blob_rw_abc" } },
+      { BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_K3bQaD4bnl8XyZ_2rVfo5k2sKd9PpQ" },
+      { inbox: { driver: "vercel-blob", token: "vercel_blob_rw_K3bQaD4bnl8XyZ_2rVfo5k2sKd9PpQ" } },
     ],
     [
       "BLOB_READ_WRITE_TOKEN wins over INBOX_DIR",
-      { BLOB_READ_WRITE_TOKEN: "tok", INBOX_DIR: "/srv/inbox" },
-      { inbox: { driver: "vercel-blob", token: "tok" } },
+      { BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_store1_secret", INBOX_DIR: "/srv/inbox" },
+      { inbox: { driver: "vercel-blob", token: "vercel_blob_rw_store1_secret" } },
     ],
     [
       "Upstash URL and token",
@@ -178,6 +178,10 @@ describe("parseConfig refuses malformed values, naming the variable", () => {
     [{ WEBHOOK_URL: "https://hooks.example", WEBHOOK_SECRET: "whsec_abc" }, "WEBHOOK_SECRET"],
     [{ ALLOWED_ORIGINS: "https://a.example, not a url" }, "ALLOWED_ORIGINS"],
     [{ ALLOWED_ORIGINS: "https://a.example, ftp://b.example" }, "ALLOWED_ORIGINS"],
+    [{ BLOB_READ_WRITE_TOKEN: "tok" }, "BLOB_READ_WRITE_TOKEN"],
+    [{ BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_abc" }, "BLOB_READ_WRITE_TOKEN"],
+    [{ BLOB_READ_WRITE_TOKEN: "vercel_blob_rw__secret" }, "BLOB_READ_WRITE_TOKEN"],
+    [{ BLOB_READ_WRITE_TOKEN: "vercel_blob_rw_store-1_secret" }, "BLOB_READ_WRITE_TOKEN"],
     [{ UPSTASH_REDIS_REST_URL: "https://eu1.upstash.io" }, "UPSTASH_REDIS_REST_TOKEN"],
     [{ UPSTASH_REDIS_REST_TOKEN: "secret" }, "UPSTASH_REDIS_REST_URL"],
     [{ UPSTASH_REDIS_REST_URL: "not a url", UPSTASH_REDIS_REST_TOKEN: "secret" }, "UPSTASH_REDIS_REST_URL"],

@@ -1,0 +1,130 @@
+import { Ratelimit } from "@upstash/ratelimit";
+import { Redis } from "@upstash/redis";
+import type { RateLimitRule } from "../config";
+import type { RateLimitDecision, RateLimiter } from "./types";
+
+/**
+ * How long a limit check may wait for Redis before the request goes on unchecked. The contract
+ * allows 1.5 s; the rest is margin for the request's own work.
+ */
+export const REDIS_TIMEOUT_MS = 800;
+
+/** While Redis is failing, one warning per limiter per this period, with a count, not one per request. */
+const WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * One client per process for every limiter. Each REST call carries its own abort signal (the
+ * client's default is no bound at all) and is retried once on a network error (the default
+ * retries five times over about four seconds).
+ */
+export function createRedisClient(
+  redis: { url: string; token: string },
+  timeoutMs: number = REDIS_TIMEOUT_MS,
+): Redis {
+  return new Redis({
+    url: redis.url,
+    token: redis.token,
+    retry: { retries: 1, backoff: () => 50 },
+    signal: () => AbortSignal.timeout(timeoutMs),
+    enableTelemetry: false,
+  });
+}
+
+export interface UpstashRateLimiterOptions {
+  timeoutMs?: number;
+  warn?: (message: string) => void;
+  now?: () => number;
+}
+
+/**
+ * A limit shared by every instance through Redis: `@upstash/ratelimit`'s sliding window (the
+ * current fixed window plus the previous one, weighted by how much of it still overlaps), under
+ * one key prefix per policy. When Redis is slow, down or answers with an error, the request goes
+ * on as if allowed, within `timeoutMs`, and a warning is logged: limits are a guard against
+ * floods, and losing briefs because Redis is unavailable would be worse.
+ */
+export class UpstashRateLimiter implements RateLimiter {
+  readonly driver = "upstash";
+  readonly prefix: string;
+  private readonly ratelimit: Ratelimit;
+  private readonly rule: RateLimitRule;
+  private readonly warn: (message: string) => void;
+  private readonly now: () => number;
+  private lastWarningAt = Number.NEGATIVE_INFINITY;
+  private uncheckedSinceWarning = 0;
+
+  constructor(redis: Redis, policy: string, rule: RateLimitRule, options: UpstashRateLimiterOptions = {}) {
+    this.rule = rule;
+    this.prefix = `intake:ratelimit:${policy}`;
+    this.warn = options.warn ?? ((message) => console.warn(message));
+    this.now = options.now ?? Date.now;
+    this.ratelimit = new Ratelimit({
+      redis,
+      prefix: this.prefix,
+      limiter: Ratelimit.slidingWindow(rule.limit, `${rule.windowMs} ms`),
+      // Answers `success: true, reason: "timeout"` when Redis has not answered by then.
+      timeout: options.timeoutMs ?? REDIS_TIMEOUT_MS,
+      // The in-process cache of refused subjects grows without bound under spoofed addresses,
+      // and it would answer for Redis: every decision comes from the shared state instead.
+      ephemeralCache: false,
+      analytics: false,
+      enableProtection: false,
+      enableTelemetry: false,
+    });
+  }
+
+  async consume(subject: string): Promise<RateLimitDecision> {
+    try {
+      const result = await this.ratelimit.limit(subject);
+      if (result.reason === "timeout") return this.failOpen("Redis did not answer in time");
+      this.recovered();
+      return {
+        allowed: result.success,
+        limit: result.limit,
+        remaining: result.remaining,
+        resetAt: result.reset,
+      };
+    } catch (error) {
+      // The client's own per-request bound (an abort) can beat the limiter's timeout.
+      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+        return this.failOpen("Redis did not answer in time");
+      }
+      return this.failOpen(`Redis failed: ${describe(error)}`);
+    }
+  }
+
+  /** After an outage: say so, and let the next outage warn at once. */
+  private recovered(): void {
+    if (this.lastWarningAt === Number.NEGATIVE_INFINITY) return;
+    const unchecked = this.uncheckedSinceWarning;
+    this.warn(
+      `[ratelimit] Redis answers again${unchecked > 0 ? ` (${unchecked} more request(s) let through unchecked)` : ""}`,
+    );
+    this.lastWarningAt = Number.NEGATIVE_INFINITY;
+    this.uncheckedSinceWarning = 0;
+  }
+
+  /** Lets the request through, reported as the first in a fresh window: the count is unknown. */
+  private failOpen(problem: string): RateLimitDecision {
+    const now = this.now();
+    this.uncheckedSinceWarning += 1;
+    if (now - this.lastWarningAt >= WARNING_INTERVAL_MS) {
+      this.warn(
+        `[ratelimit] ${problem}; ${this.uncheckedSinceWarning} request(s) under ${this.prefix} let through unchecked`,
+      );
+      this.lastWarningAt = now;
+      this.uncheckedSinceWarning = 0;
+    }
+    return {
+      allowed: true,
+      limit: this.rule.limit,
+      remaining: this.rule.limit - 1,
+      resetAt: now + this.rule.windowMs,
+    };
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 300);
+  return String(error).slice(0, 300);
+}

@@ -1,0 +1,2 @@
+/** See blob-routing.mjs. */
+export function routeBlobStorageTo(standInOrigin: string): () => void;

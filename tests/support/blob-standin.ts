@@ -1,0 +1,341 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A local stand-in for Vercel Blob, speaking the HTTP API that the real `@vercel/blob` SDK uses
+ * (read from its source, API version 12), so tests run the SDK itself against it:
+ *
+ * - API, under `VERCEL_BLOB_API_URL` (`<url>/api/blob`): `PUT /?pathname=` put, `PUT ?pathname=&fromUrl=`
+ *   copy, `GET ?url=` head, `GET ?prefix=&cursor=&limit=` list, `POST /delete` del. Errors are
+ *   `{ error: { code, message } }`, the codes the SDK maps to its error classes.
+ * - Blob contents, requested by the SDK at `https://<store id>.<access>.blob.vercel-storage.com/<path>`
+ *   (tests route those hosts here, keeping the Host header; see blob-routing.mjs). Private blobs
+ *   need the token and are served only on the `.private.` host.
+ *
+ * Overwrites follow the API: without `x-allow-overwrite: 1` an existing path is refused with
+ * "This blob already exists" (400 `bad_request`, checked when the request arrives), and a writer
+ * that loses a race to the same path while sending its body fails its conditional write (412
+ * `precondition_failed`). `fault` makes it answer errors or drop connections on purpose.
+ */
+
+export interface StoredBlob {
+  pathname: string;
+  body: Buffer;
+  contentType: string;
+  access: "public" | "private";
+  uploadedAt: Date;
+  etag: string;
+}
+
+export type BlobOperation = "put" | "copy" | "head" | "list" | "delete" | "download" | "unknown";
+
+export interface BlobRequestRecord {
+  operation: BlobOperation;
+  method: string;
+  host: string;
+  /** The blob path the request names, when it names one (a delete's, comma-separated). */
+  pathname: string | null;
+  headers: IncomingHttpHeaders;
+  status: number;
+}
+
+export interface BlobFault {
+  /** Which requests it hits; all of them when absent. */
+  match?: (request: { operation: BlobOperation; pathname: string | null }) => boolean;
+  /** Answer this status (with the error body the API would send) before doing anything. */
+  status?: number;
+  /** Do the work, then drop the connection without answering: a response lost after the commit. */
+  dropAfterCommit?: boolean;
+}
+
+export interface BlobStandIn {
+  /** For `VERCEL_BLOB_API_URL`. */
+  apiUrl: string;
+  /** Where requests for `*.blob.vercel-storage.com` must be routed. */
+  origin: string;
+  /** A read-write token for this store: `vercel_blob_rw_<storeId>_<secret>`. */
+  token: string;
+  storeId: string;
+  objects: Map<string, StoredBlob>;
+  requests: BlobRequestRecord[];
+  fault: BlobFault | null;
+  /** Largest list page it returns, whatever the client asks for (the API's own cap is 1000). */
+  maxPageSize: number;
+  close(): Promise<void>;
+}
+
+const STORAGE_HOST = /^([a-z0-9]+)\.(public|private)\.blob\.vercel-storage\.com$/i;
+
+export async function startBlobStandIn(): Promise<BlobStandIn> {
+  const storeId = `teststore${randomBytes(4).toString("hex")}`;
+  const token = `vercel_blob_rw_${storeId}_${randomBytes(12).toString("hex")}`;
+  const objects = new Map<string, StoredBlob>();
+  const requests: BlobRequestRecord[] = [];
+  const edgeCache = new Map<string, StoredBlob>();
+  const state = { fault: null as BlobFault | null, maxPageSize: 1000 };
+
+  const blobUrl = (blob: Pick<StoredBlob, "pathname" | "access">) =>
+    `https://${storeId}.${blob.access}.blob.vercel-storage.com/${blob.pathname}`;
+
+  const describeBlob = (blob: StoredBlob) => ({
+    url: blobUrl(blob),
+    downloadUrl: `${blobUrl(blob)}?download=1`,
+    pathname: blob.pathname,
+    contentType: blob.contentType,
+    contentDisposition: `attachment; filename="${blob.pathname.split("/").pop() ?? ""}"`,
+    etag: blob.etag,
+  });
+
+  /** The path a `url` parameter or `urls` entry names: a blob URL of this store, or a bare path. */
+  const pathnameOf = (urlOrPathname: string) => {
+    if (!/^https?:\/\//.test(urlOrPathname)) return urlOrPathname;
+    return decodeURIComponent(new URL(urlOrPathname).pathname.slice(1));
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const host = (req.headers.host ?? "").toLowerCase();
+    const url = new URL(req.url ?? "/", "http://stand-in");
+    const method = req.method ?? "GET";
+    const storage = STORAGE_HOST.exec(host);
+
+    let operation: BlobOperation = "unknown";
+    let pathname: string | null = null;
+    if (storage) {
+      operation = "download";
+      pathname = decodeURIComponent(url.pathname.slice(1));
+    } else if (url.pathname === "/api/blob" || url.pathname === "/api/blob/") {
+      if (method === "PUT") {
+        operation = url.searchParams.has("fromUrl") ? "copy" : "put";
+        pathname = url.searchParams.get("pathname");
+      } else if (method === "GET") {
+        operation = url.searchParams.has("url") ? "head" : "list";
+        if (operation === "head") pathname = pathnameOf(url.searchParams.get("url") ?? "");
+      }
+    } else if (url.pathname === "/api/blob/delete" && method === "POST") {
+      operation = "delete";
+    }
+
+    // What the path held when the request arrived, before its body: what "already exists" is judged on.
+    const atArrival = pathname === null ? undefined : objects.get(pathname);
+    const body = await readBody(req);
+
+    const record: BlobRequestRecord = { operation, method, host, pathname, headers: req.headers, status: 0 };
+    requests.push(record);
+    const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      record.status = status;
+      const text = payload === null ? "" : JSON.stringify(payload);
+      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.end(text);
+    };
+    const fail = (status: number, code: string, message: string) =>
+      send(status, { error: { code, message } });
+
+    const fault = state.fault;
+    const faulty = fault && (!fault.match || fault.match({ operation, pathname }));
+    if (faulty && fault.status !== undefined) {
+      const code = fault.status === 503 ? "service_unavailable" : "internal_server_error";
+      return fail(fault.status, code, `Simulated failure (${fault.status})`);
+    }
+    const answer = (status: number, payload: unknown) => {
+      if (faulty && fault.dropAfterCommit) {
+        record.status = -1;
+        req.socket.destroy();
+        return;
+      }
+      send(status, payload);
+    };
+
+    if (storage) return download(storage[1] ?? "", storage[2] as StoredBlob["access"]);
+
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      return fail(403, "forbidden", "Access denied, please provide a valid token for this resource.");
+    }
+
+    switch (operation) {
+      case "put":
+      case "copy":
+        return write();
+      case "head": {
+        const blob = objects.get(pathname ?? "");
+        if (!blob) return fail(404, "not_found", "The requested blob does not exist");
+        return answer(200, {
+          ...describeBlob(blob),
+          size: blob.body.length,
+          uploadedAt: blob.uploadedAt.toISOString(),
+          cacheControl: "public, max-age=2592000",
+        });
+      }
+      case "list":
+        return listPage();
+      case "delete": {
+        const { urls } = JSON.parse(body.toString("utf8") || "{}") as { urls?: unknown };
+        if (!Array.isArray(urls)) return fail(400, "bad_request", "urls must be an array");
+        const pathnames = urls.map((entry) => pathnameOf(String(entry)));
+        record.pathname = pathnames.join(",");
+        for (const path of pathnames) objects.delete(path);
+        return answer(200, {});
+      }
+      default:
+        return fail(400, "bad_request", `The stand-in does not speak ${method} ${url.pathname}`);
+    }
+
+    function write(): void {
+      if (!pathname) return fail(400, "bad_request", "pathname is required");
+      if (pathname.includes("//")) return fail(400, "bad_request", 'pathname cannot contain "//"');
+      const access = req.headers["x-vercel-blob-access"];
+      if (access !== "public" && access !== "private") {
+        return fail(400, "bad_request", 'access must be "private" or "public"');
+      }
+      let target = pathname;
+      if (req.headers["x-add-random-suffix"] === "1") {
+        const dot = target.lastIndexOf(".");
+        const suffix = randomBytes(8).toString("hex");
+        target =
+          dot > target.lastIndexOf("/")
+            ? `${target.slice(0, dot)}-${suffix}${target.slice(dot)}`
+            : `${target}-${suffix}`;
+      }
+      const allowOverwrite = req.headers["x-allow-overwrite"] === "1";
+      const ifMatch = req.headers["x-if-match"];
+      const existing = target === pathname ? atArrival : objects.get(target);
+      if (ifMatch !== undefined && objects.get(target)?.etag !== ifMatch) {
+        return fail(412, "precondition_failed", "Precondition failed: ETag mismatch.");
+      }
+      if (existing && !allowOverwrite && ifMatch === undefined) {
+        return fail(
+          400,
+          "bad_request",
+          "This blob already exists, use `allowOverwrite: true` if you want to overwrite it. Or `addRandomSuffix: true` to generate a unique filename.",
+        );
+      }
+
+      let content = body;
+      let contentType = req.headers["x-content-type"];
+      if (operation === "copy") {
+        const source = objects.get(pathnameOf(url.searchParams.get("fromUrl") ?? ""));
+        if (!source) return fail(404, "not_found", "The requested blob does not exist");
+        content = source.body;
+        contentType ??= source.contentType;
+      }
+      const blob: StoredBlob = {
+        pathname: target,
+        body: content,
+        contentType: typeof contentType === "string" ? contentType : "application/octet-stream",
+        access,
+        uploadedAt: new Date(),
+        etag: `"${randomBytes(8).toString("hex")}"`,
+      };
+      // The conditional write at the end: another writer committed this path while we read the body.
+      if (objects.has(target) && !existing && !allowOverwrite && ifMatch === undefined) {
+        return fail(412, "precondition_failed", "Precondition failed: ETag mismatch.");
+      }
+      objects.set(target, blob);
+      answer(200, describeBlob(blob));
+    }
+
+    function listPage(): void {
+      const prefix = url.searchParams.get("prefix") ?? "";
+      const after = url.searchParams.get("cursor");
+      const start = after === null ? "" : Buffer.from(after, "base64url").toString("utf8");
+      const limit = Math.min(Number(url.searchParams.get("limit") ?? 1000) || 1000, state.maxPageSize);
+      const matching = [...objects.values()]
+        .filter((blob) => blob.pathname.startsWith(prefix) && (after === null || blob.pathname > start))
+        .sort((a, b) => (a.pathname < b.pathname ? -1 : a.pathname > b.pathname ? 1 : 0));
+      const page = matching.slice(0, limit);
+      const hasMore = matching.length > limit;
+      const last = page[page.length - 1];
+      answer(200, {
+        blobs: page.map((blob) => ({
+          url: blobUrl(blob),
+          downloadUrl: `${blobUrl(blob)}?download=1`,
+          pathname: blob.pathname,
+          size: blob.body.length,
+          uploadedAt: blob.uploadedAt.toISOString(),
+          etag: blob.etag,
+        })),
+        ...(hasMore && last ? { cursor: Buffer.from(last.pathname).toString("base64url") } : {}),
+        hasMore,
+      });
+    }
+
+    function download(requestedStore: string, access: StoredBlob["access"]): void {
+      // Like the CDN in front of the store: a read may be answered from a copy cached by an
+      // earlier read, even after an overwrite, unless it asks for the origin with `?cache=0`.
+      const current = objects.get(pathname ?? "");
+      const cached = edgeCache.get(pathname ?? "");
+      const fresh = url.searchParams.get("cache") === "0";
+      const blob = current && cached && !fresh ? cached : current;
+      if (current && !fresh) edgeCache.set(current.pathname, blob ?? current);
+      const allowed = access === "public" || req.headers.authorization === `Bearer ${token}`;
+      if (requestedStore !== storeId || !blob || blob.access !== access) {
+        record.status = 404;
+        res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+        return;
+      }
+      if (!allowed) {
+        record.status = 403;
+        res.writeHead(403, { "content-type": "text/plain" }).end("Forbidden");
+        return;
+      }
+      const headers = {
+        "content-type": blob.contentType,
+        etag: blob.etag,
+        "last-modified": blob.uploadedAt.toUTCString(),
+        "cache-control": access === "private" ? "private, no-cache" : "public, max-age=2592000",
+      };
+      if (req.headers["if-none-match"] === blob.etag) {
+        record.status = 304;
+        res.writeHead(304, headers).end();
+        return;
+      }
+      record.status = 200;
+      res.writeHead(200, { ...headers, "content-length": String(blob.body.length) }).end(blob.body);
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "internal_server_error", message: String(error) } }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
+
+  return {
+    apiUrl: `${origin}/api/blob`,
+    origin,
+    token,
+    storeId,
+    objects,
+    requests,
+    get fault() {
+      return state.fault;
+    },
+    set fault(fault: BlobFault | null) {
+      state.fault = fault;
+    },
+    get maxPageSize() {
+      return state.maxPageSize;
+    },
+    set maxPageSize(size: number) {
+      state.maxPageSize = size;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,261 @@
+import { copy, head } from "@vercel/blob";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { BlobStore } from "@/lib/inbox/blob";
+import { type AttachmentUpload, type BriefRecord, saveBrief } from "@/lib/inbox/briefs";
+import { type ObjectInfo, StoreUnavailableError } from "@/lib/inbox/types";
+import { routeBlobStorageTo } from "../support/blob-routing.mjs";
+import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
+import { freePort } from "../support/server";
+import { describeStoreContract } from "../support/store-contract";
+
+/**
+ * The Vercel Blob driver through the real @vercel/blob SDK, against the local stand-in: the SDK
+ * finds the API through VERCEL_BLOB_API_URL, and its private reads of
+ * `<store>.private.blob.vercel-storage.com` are routed to the stand-in by a global dispatcher.
+ */
+
+let standIn: BlobStandIn;
+let store: BlobStore;
+let restoreDispatcher: () => void;
+const savedApiUrl = process.env.VERCEL_BLOB_API_URL;
+
+beforeAll(async () => {
+  standIn = await startBlobStandIn();
+  process.env.VERCEL_BLOB_API_URL = standIn.apiUrl;
+  restoreDispatcher = routeBlobStorageTo(standIn.origin);
+});
+
+afterAll(async () => {
+  restoreDispatcher?.();
+  if (savedApiUrl === undefined) delete process.env.VERCEL_BLOB_API_URL;
+  else process.env.VERCEL_BLOB_API_URL = savedApiUrl;
+  await standIn?.close();
+});
+
+beforeEach(() => {
+  standIn.objects.clear();
+  standIn.requests.length = 0;
+  standIn.fault = null;
+  standIn.maxPageSize = 1000;
+  store = new BlobStore(standIn.token);
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[]> {
+  const found: ObjectInfo[] = [];
+  for await (const info of iterable) found.push(info);
+  return found;
+}
+
+/** How long `promise` takes to settle, and how. */
+async function timed<T>(promise: Promise<T>): Promise<{ ms: number; error: unknown }> {
+  const started = Date.now();
+  const error = await promise.then(
+    () => null,
+    (reason: unknown) => reason,
+  );
+  return { ms: Date.now() - started, error };
+}
+
+describe("BlobStore", () => {
+  describeStoreContract(() => store);
+
+  it("stores every object private, at exactly its path, with its content type", async () => {
+    await store.put("briefs/x/attachment.pdf", [new TextEncoder().encode("%PDF-1.7")], "application/pdf");
+    await store.create("newsletter/subscribers/abc.json", "{}", "application/json");
+
+    expect(
+      [...standIn.objects.values()].map(({ pathname, access, contentType }) => ({
+        pathname,
+        access,
+        contentType,
+      })),
+    ).toEqual([
+      { pathname: "briefs/x/attachment.pdf", access: "private", contentType: "application/pdf" },
+      { pathname: "newsletter/subscribers/abc.json", access: "private", contentType: "application/json" },
+    ]);
+    const writes = standIn.requests.filter((request) => request.operation === "put");
+    expect(writes.map((request) => request.headers["x-add-random-suffix"])).toEqual(["0", "0"]);
+    // put overwrites; create must not.
+    expect(writes.map((request) => request.headers["x-allow-overwrite"])).toEqual(["1", "0"]);
+
+    const metadata = await head("briefs/x/attachment.pdf", { token: standIn.token });
+    expect(metadata).toMatchObject({
+      pathname: "briefs/x/attachment.pdf",
+      size: 8,
+      contentType: "application/pdf",
+    });
+    expect(new URL(metadata.url).hostname).toBe(`${standIn.storeId}.private.blob.vercel-storage.com`);
+  });
+
+  it("reads private blobs from the store's private host, with the token", async () => {
+    await store.put("a/b.json", '{"ok":true}', "application/json");
+    expect(Buffer.from((await store.get("a/b.json")) ?? []).toString()).toBe('{"ok":true}');
+    const download = standIn.requests.find((request) => request.operation === "download");
+    expect(download).toMatchObject({
+      host: `${standIn.storeId}.private.blob.vercel-storage.com`,
+      pathname: "a/b.json",
+      status: 200,
+    });
+    expect(download?.headers.authorization).toBe(`Bearer ${standIn.token}`);
+  });
+
+  it("lists across pages when the store pages its answers", async () => {
+    standIn.maxPageSize = 2;
+    const paths = ["p/1", "p/2", "p/3", "p/4", "p/5"];
+    for (const path of paths) await store.put(path, path, "text/plain");
+    expect((await collect(store.list("p/"))).map((info) => info.path)).toEqual(paths);
+    expect(standIn.requests.filter((request) => request.operation === "list")).toHaveLength(3);
+  });
+
+  it("the stand-in copies like the API: the copy is a private object of its own", async () => {
+    await store.put("staging/upload.pdf", "%PDF", "application/pdf");
+    await copy("staging/upload.pdf", "briefs/x/attachment.pdf", { access: "private", token: standIn.token });
+    expect(Buffer.from((await store.get("briefs/x/attachment.pdf")) ?? []).toString()).toBe("%PDF");
+    expect(standIn.objects.get("briefs/x/attachment.pdf")?.access).toBe("private");
+  });
+
+  describe("failures", () => {
+    it("a store answering 5xx is retried, then given up on at the deadline with StoreUnavailableError", async () => {
+      standIn.fault = { status: 503 };
+      const bounded = new BlobStore(standIn.token, { callTimeoutMs: 2_500 });
+      const { ms, error } = await timed(bounded.put("f/x.json", "{}", "application/json"));
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(ms).toBeGreaterThanOrEqual(2_400);
+      expect(ms).toBeLessThan(3_500);
+      // The SDK retried (after 1 s) before the deadline cut it short.
+      expect(
+        standIn.requests.filter((request) => request.pathname === "f/x.json").length,
+      ).toBeGreaterThanOrEqual(2);
+      expect(standIn.objects.size).toBe(0);
+    });
+
+    it("the caller's signal ends a call early", async () => {
+      standIn.fault = { status: 500 };
+      const { ms, error } = await timed(
+        store.create("f/y.json", "{}", "application/json", { signal: AbortSignal.timeout(400) }),
+      );
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).cause).toEqual(new Error("the caller's deadline passed"));
+      expect(ms).toBeLessThan(1_500);
+    });
+
+    it("a store with nothing listening fails every operation with StoreUnavailableError, in bounded time", async () => {
+      const port = await freePort();
+      process.env.VERCEL_BLOB_API_URL = `http://127.0.0.1:${port}/api/blob`;
+      const restore = routeBlobStorageTo(`http://127.0.0.1:${port}`);
+      try {
+        const dead = new BlobStore(standIn.token, { callTimeoutMs: 1_500 });
+        const results = await Promise.all([
+          timed(dead.put("d/x", "x", "text/plain")),
+          timed(dead.create("d/y", "y", "text/plain")),
+          timed(dead.get("d/x")),
+          timed(dead.delete("d/x")),
+          timed(collect(dead.list("d/"))),
+        ]);
+        for (const { ms, error } of results) {
+          expect(error).toBeInstanceOf(StoreUnavailableError);
+          expect(ms).toBeLessThan(2_500);
+        }
+      } finally {
+        restore();
+        process.env.VERCEL_BLOB_API_URL = standIn.apiUrl;
+      }
+    });
+
+    it("a refused token is not retried: StoreUnavailableError at once", async () => {
+      const wrong = new BlobStore(`vercel_blob_rw_${standIn.storeId}_wrongsecret`);
+      const { ms, error } = await timed(wrong.put("t/x", "x", "text/plain"));
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(ms).toBeLessThan(900);
+      expect(standIn.requests).toHaveLength(1);
+    });
+
+    it("a failing read is StoreUnavailableError, not a missing object", async () => {
+      await store.put("r/x", "x", "text/plain");
+      standIn.fault = { status: 500, match: ({ operation }) => operation === "download" };
+      await expect(store.get("r/x")).rejects.toBeInstanceOf(StoreUnavailableError);
+    });
+  });
+});
+
+describe("saveBrief on Vercel Blob", () => {
+  const record: BriefRecord = {
+    reference: "K7QM-3XD9-PTWA-84HC",
+    receivedAt: "2026-11-22T08:15:00.000Z",
+    name: "Ann Lee",
+    email: "ann@example.com",
+    company: null,
+    role: null,
+    projectType: "ai-system",
+    budget: "undecided",
+    timeline: "exploring",
+    description: "We would like to explore an AI system for our support team.",
+    consent: true,
+    attachment: null,
+    client: { ipHash: null, userAgent: null, origin: null },
+  };
+  const upload: AttachmentUpload = {
+    chunks: [new TextEncoder().encode("%PDF-1.7\n"), new TextEncoder().encode("%%EOF\n")],
+    record: {
+      filename: "attachment.pdf",
+      originalName: "b.pdf",
+      contentType: "application/pdf",
+      size: 15,
+      sha256: "0",
+    },
+  };
+  const base = "briefs/2026/11/22/K7QM-3XD9-PTWA-84HC";
+  const deadlines = { saveMs: 2_500, cleanupMs: 1_500 };
+
+  it("writes the attachment, then brief.json, both private", async () => {
+    await saveBrief(store, "briefs", { ...record, attachment: upload.record }, upload, deadlines);
+    expect(standIn.requests.map((request) => `${request.operation} ${request.pathname}`)).toEqual([
+      `put ${base}/attachment.pdf`,
+      `put ${base}/brief.json`,
+    ]);
+    expect(standIn.objects.get(`${base}/attachment.pdf`)?.body.toString()).toBe("%PDF-1.7\n%%EOF\n");
+    expect(JSON.parse(standIn.objects.get(`${base}/brief.json`)?.body.toString() ?? "")).toMatchObject({
+      reference: record.reference,
+      attachment: upload.record,
+    });
+    expect([...standIn.objects.values()].every((blob) => blob.access === "private")).toBe(true);
+  });
+
+  it("when brief.json cannot be written, the attachment that landed is removed", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    standIn.fault = {
+      status: 503,
+      match: ({ operation, pathname }) => operation === "put" && pathname === `${base}/brief.json`,
+    };
+    const { ms, error } = await timed(saveBrief(store, "briefs", record, upload, deadlines));
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect(ms).toBeLessThan(deadlines.saveMs + deadlines.cleanupMs + 500);
+    expect([...standIn.objects.keys()]).toEqual([]);
+  });
+
+  it("when brief.json landed but its answer was lost, it is removed as well: no brief is left half-saved", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    standIn.fault = {
+      dropAfterCommit: true,
+      match: ({ operation, pathname }) => operation === "put" && pathname === `${base}/brief.json`,
+    };
+    const { error } = await timed(saveBrief(store, "briefs", record, upload, deadlines));
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    // It was written (at least once) before the connection dropped...
+    expect(
+      standIn.requests.filter((request) => request.pathname === `${base}/brief.json` && request.status === -1)
+        .length,
+    ).toBeGreaterThanOrEqual(1);
+    // ...and the cleanup removed it, commit point first, then the attachment.
+    expect([...standIn.objects.keys()]).toEqual([]);
+    const deletes = standIn.requests.filter((request) => request.operation === "delete");
+    expect(deletes.map((request) => request.pathname)).toEqual([
+      `${base}/brief.json`,
+      `${base}/attachment.pdf`,
+    ]);
+  });
+});
