@@ -2,9 +2,13 @@
  * The ops inbox tool: `npm run -s inbox -- <command>` (see `--help` and the README). The work is
  * in lib/ops; this only connects it to the process, with the app's own configuration and services.
  */
+import { loadEnvConfig } from "@next/env";
 import { getConfig } from "../lib/config";
 import { runInboxTool } from "../lib/ops";
 import { createInboxServices } from "../lib/services";
+
+// The same .env files `next start` reads from this directory (the environment wins over them).
+loadEnvConfig(process.cwd());
 
 // Piped into `head` and the like: the reader has gone, which is not a failure of the command.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

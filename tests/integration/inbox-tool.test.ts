@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
@@ -8,7 +9,7 @@ import { createStore } from "@/lib/inbox";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
 import { describeInboxTool } from "../support/inbox-tool-suite";
-import { runInbox } from "../support/ops";
+import { runInbox, storeBrief } from "../support/ops";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
@@ -55,6 +56,29 @@ describe("inbox tool: the command line", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(message);
     expect(result.stderr).toContain("Usage: npm run -s inbox");
+  });
+
+  it("reads the .env files of its working directory, as next start does; the environment wins", async () => {
+    const inbox = await tempDir("ops-inbox-");
+    const { record } = await storeBrief(createStore(parseConfig({ INBOX_DIR: inbox })));
+    const project = await tempDir("ops-project-");
+    await writeFile(join(project, ".env"), `INBOX_DIR=${inbox}\n`);
+    await writeFile(join(project, ".env.production"), "NOTIFY_TIMEOUT_MS=not-a-number\n");
+
+    const fromFiles = await runInbox(["list", "--json"], {
+      cwd: project,
+      env: { NOTIFY_TIMEOUT_MS: "2000" },
+    });
+    expect(fromFiles.stderr).toBe("");
+    expect(fromFiles.code).toBe(0);
+    expect((JSON.parse(fromFiles.stdout) as { reference: string }[]).map((row) => row.reference)).toEqual([
+      record.reference,
+    ]);
+
+    // Without the environment's value, the malformed one from .env.production is read and refused.
+    const malformed = await runInbox(["list"], { cwd: project, env: {} });
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain("NOTIFY_TIMEOUT_MS");
   });
 
   it("a malformed variable stops it with the variable named, exit 1, as it stops the app", async () => {
