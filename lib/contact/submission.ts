@@ -69,7 +69,10 @@ async function attachmentFrom(form: MultipartForm): Promise<AttachmentUpload | n
   if (form.fields.has("briefUpload")) {
     return "Uploading ahead of the form is not available on this server; attach the file to the form.";
   }
-  if (form.fields.get("brief")?.some((field) => field.value !== "")) return "Attach the brief as a file.";
+  // A text part named brief with anything in it (even bytes that are not text) is not a file.
+  if (form.fields.get("brief")?.some((field) => field.value !== "" || field.invalidEncoding)) {
+    return "Attach the brief as a file.";
+  }
   if (files.length > 1) return "Attach one file only.";
   const file = files[0];
   return file ? checkFile(file) : null;

@@ -111,10 +111,15 @@ function decodeField(latin1: string): { value: string; invalidEncoding: boolean 
  * parts, broken part headers) are 400; a body over `maxBodyBytes` or with too many parts is 413.
  */
 export async function readMultipart(request: Request, limits: MultipartLimits): Promise<MultipartForm> {
+  const contentType = request.headers.get("content-type") ?? "";
+  // Busboy takes `boundary=""`, whose delimiter (a line starting with "--") any text can contain.
+  if (/;[ \t]*boundary=""/i.test(contentType)) {
+    throw new ApiError("malformed_body", "The form data could not be read: its boundary is empty.");
+  }
   let parser: busboy.Busboy;
   try {
     parser = busboy({
-      headers: { "content-type": request.headers.get("content-type") ?? "" },
+      headers: { "content-type": contentType },
       defCharset: "latin1",
       defParamCharset: "utf8",
       limits: {

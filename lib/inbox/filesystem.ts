@@ -1,5 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
+import {
+  type FileHandle,
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import {
   assertObjectPath,
@@ -126,9 +137,7 @@ export class FilesystemStore implements ObjectStore {
     const temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
     const file = await open(temp, "wx", 0o600);
     try {
-      if (typeof body === "string") await file.writeFile(body, "utf8");
-      else if (body instanceof Uint8Array) await file.writeFile(body);
-      else if (body.length > 0) await file.writev(body as Uint8Array[]);
+      await writeAll(file, typeof body === "string" ? [Buffer.from(body, "utf8")] : body);
       await file.sync();
     } catch (error) {
       await file.close();
@@ -147,6 +156,34 @@ export class FilesystemStore implements ObjectStore {
       throw new StoreUnavailableError(`Could not write ${path}`, { cause: error });
     }
   }
+}
+
+/**
+ * Writes every byte of `body`. A vectored write can be cut short without an error (the disk filled
+ * up, a file-size limit or quota was reached), so it goes on from where it stopped: the next write
+ * then fails with the system's own error instead of a truncated file passing as whole.
+ */
+async function writeAll(file: FileHandle, body: Uint8Array | readonly Uint8Array[]): Promise<void> {
+  let pending = (body instanceof Uint8Array ? [body] : [...body]).filter((chunk) => chunk.byteLength > 0);
+  while (pending.length > 0) {
+    const { bytesWritten } = await file.writev(pending);
+    if (bytesWritten <= 0) throw new Error("The write made no progress.");
+    pending = dropBytes(pending, bytesWritten);
+  }
+}
+
+/** The chunks that remain after the first `count` bytes (views, no copies). */
+function dropBytes(chunks: readonly Uint8Array[], count: number): Uint8Array[] {
+  let skip = count;
+  const rest: Uint8Array[] = [];
+  for (const chunk of chunks) {
+    if (skip >= chunk.byteLength) skip -= chunk.byteLength;
+    else {
+      rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
+      skip = 0;
+    }
+  }
+  return rest;
 }
 
 function isCode(error: unknown, code: string): boolean {

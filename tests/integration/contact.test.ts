@@ -227,6 +227,11 @@ describe("POST /api/contact: refusals", () => {
       '--XYZ\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda',
     ],
     [
+      "an empty boundary",
+      'multipart/form-data; boundary=""',
+      '--\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n----\r\n',
+    ],
+    [
       "a broken part header",
       "multipart/form-data; boundary=XYZ",
       "--XYZ\r\nContent-Disposition\r\n\r\nx\r\n--XYZ--\r\n",

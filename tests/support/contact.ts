@@ -70,6 +70,8 @@ export function rawRequest(
     method?: string;
     headers: Record<string, string | number>;
     write?: (req: ClientRequest) => void;
+    /** Fails the request when no complete answer has come within this time. */
+    timeoutMs?: number;
   },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
@@ -91,6 +93,13 @@ export function rawRequest(
       if (answer) setTimeout(() => resolve(answer as RawResponse), 50);
       else reject(error);
     });
+    if (options.timeoutMs !== undefined) {
+      const timer = setTimeout(() => {
+        req.destroy();
+        reject(new Error(`no complete answer within ${options.timeoutMs} ms`));
+      }, options.timeoutMs);
+      req.on("close", () => clearTimeout(timer));
+    }
     if (options.write) options.write(req);
     else req.end();
   });

@@ -7,6 +7,8 @@ import { join } from "node:path";
 export interface AppServer {
   url: string;
   port: number;
+  /** The spawned process: `next start` itself, or the `launcher`, which execs into it. */
+  pid: number;
   /** Everything the server printed, for assertions on logged warnings. */
   output(): string;
   stop(): Promise<void>;
@@ -29,34 +31,51 @@ export async function tempDir(prefix = "intake-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
+export interface StartOptions {
+  /**
+   * A command to start the server through, which must exec the command line it is given (so the
+   * server keeps its pid), e.g. `["prlimit", "--fsize=1048576"]` to run it under a file-size limit.
+   */
+  launcher?: readonly string[];
+}
+
 /**
  * Starts the built app with `next start` on a free port, with only the given variables set
  * (plus PATH and HOME), and waits until it answers `/api/health`.
  */
-export async function startApp(env: Record<string, string> = {}): Promise<AppServer> {
+export async function startApp(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<AppServer> {
   const port = await freePort();
-  const child = spawn(
+  const [command = process.execPath, ...args] = [
+    ...(options.launcher ?? []),
     process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
-    {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
-        NODE_ENV: "production",
-        NEXT_TELEMETRY_DISABLED: "1",
-        SITE_URL: `http://127.0.0.1:${port}`,
-        IP_HASH_SALT: "test-salt",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    "node_modules/next/dist/bin/next",
+    "start",
+    "--port",
+    String(port),
+    "--hostname",
+    "127.0.0.1",
+  ];
+  const child = spawn(command, args, {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      SITE_URL: `http://127.0.0.1:${port}`,
+      IP_HASH_SALT: "test-salt",
+      ...env,
     },
-  );
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, url, () => output);
-  return { url, port, output: () => output, stop: () => stopProcess(child) };
+  return { url, port, pid: child.pid ?? 0, output: () => output, stop: () => stopProcess(child) };
 }
 
 async function waitUntilReady(child: ChildProcess, url: string, output: () => string): Promise<void> {

@@ -1,0 +1,661 @@
+/**
+ * npm run bench [-- --duration 10 --rounds 5 --connections 32 --uploads 16 --build --skip-throughput --skip-memory]
+ *
+ * Measures the built app under `next start` on its embedded defaults (filesystem inbox in a temporary
+ * directory, in-memory limits set very high): throughput and latency of each endpoint beside the
+ * framework's floor (GET /api/health), the server's peak memory under concurrent 10 MiB uploads, and
+ * how much of a declared 100 MiB body is read before the 413. Prints a table and writes
+ * bench/results.json. Everything is bounded: fixed durations, fixed request counts, time limits.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { connect, type Socket } from "node:net";
+import os from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon, { type Request as CannonRequest, type Result } from "autocannon";
+import { briefForm, validBrief } from "../tests/support/contact";
+import { makeFileOfSize, makePdf, TEN_MIB } from "../tests/support/files";
+import { type AppServer, startApp, tempDir } from "../tests/support/server";
+import { bytesRead, cpuMilliseconds, listeningPid, residentMemory, resetPeakMemory } from "./bench/proc";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+process.chdir(root);
+
+const { values: flags } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "32" },
+    rounds: { type: "string", default: "5" },
+    uploads: { type: "string", default: "16" },
+    build: { type: "boolean", default: false },
+    "skip-throughput": { type: "boolean", default: false },
+    "skip-memory": { type: "boolean", default: false },
+    output: { type: "string", default: "bench/results.json" },
+  },
+});
+
+function wholeNumber(name: string, value: string, max: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > max) {
+    console.error(`--${name} must be a whole number from 1 to ${max}, got "${value}"`);
+    process.exit(2);
+  }
+  return number;
+}
+const duration = wholeNumber("duration", flags.duration, 120);
+const connections = wholeNumber("connections", flags.connections, 512);
+const rounds = wholeNumber("rounds", flags.rounds, 60);
+const uploads = wholeNumber("uploads", flags.uploads, 64);
+if (duration % rounds !== 0) {
+  console.error(`--duration (${duration}) must be a multiple of --rounds (${rounds})`);
+  process.exit(2);
+}
+
+/** Embedded defaults, except limits high enough never to answer 429 during a run. */
+const SERVER_ENV = {
+  CONTACT_RATE_LIMIT: "999999999/1h",
+  NEWSLETTER_RATE_LIMIT: "999999999/1h",
+  IP_HASH_SALT: "bench",
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+let addressCounter = 0;
+/** A distinct client address per request (10.0.0.0/8), as real traffic comes from many clients. */
+function nextAddress(): string {
+  addressCounter += 1;
+  return `10.${(addressCounter >> 16) & 255}.${(addressCounter >> 8) & 255}.${addressCounter & 255}`;
+}
+
+/** A multipart body as a browser's FormData serialises it, with its Content-Type (and boundary). */
+async function multipart(form: FormData): Promise<{ body: Buffer; contentType: string }> {
+  const request = new Request("http://bench.invalid/", { method: "POST", body: form });
+  return {
+    body: Buffer.from(await request.arrayBuffer()),
+    contentType: request.headers.get("content-type") ?? "",
+  };
+}
+
+function ensureBuild(): void {
+  if (!flags.build && existsSync(".next/BUILD_ID")) return;
+  console.log(flags.build ? "Building (--build)..." : "No build found (.next/BUILD_ID): building...");
+  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: "inherit",
+  });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Throughput and latency
+
+interface Scenario {
+  name: string;
+  requests: CannonRequest[];
+}
+
+async function scenarios(): Promise<Scenario[]> {
+  const withAddress = (request: CannonRequest): CannonRequest => ({
+    ...request,
+    headers: { ...request.headers, "x-forwarded-for": nextAddress() },
+  });
+  const plain = await multipart(briefForm(validBrief()));
+  const pdf = await multipart(
+    briefForm(validBrief(), {
+      bytes: makeFileOfSize("pdf", MiB),
+      name: "brief.pdf",
+      type: "application/pdf",
+    }),
+  );
+  const contact = (form: { body: Buffer; contentType: string }): CannonRequest => ({
+    method: "POST",
+    path: "/api/contact",
+    headers: { "content-type": form.contentType },
+    body: form.body,
+    setupRequest: withAddress,
+  });
+  let subscriber = 0;
+  return [
+    { name: "GET /api/health", requests: [{ method: "GET", path: "/api/health" }] },
+    { name: "POST /api/contact", requests: [contact(plain)] },
+    { name: "POST /api/contact + 1 MiB PDF", requests: [contact(pdf)] },
+    {
+      name: "POST /api/newsletter (new address)",
+      requests: [
+        {
+          method: "POST",
+          path: "/api/newsletter",
+          headers: { "content-type": "application/json" },
+          setupRequest: (request) => {
+            subscriber += 1;
+            const email = `reader-${process.pid}-${Date.now().toString(36)}-${subscriber}@bench.example`;
+            return withAddress({ ...request, body: JSON.stringify({ email, topics: ["AI", "Research"] }) });
+          },
+        },
+      ],
+    },
+  ];
+}
+
+interface ThroughputRow {
+  scenario: string;
+  /** Completed requests divided by the seconds measured. */
+  requestsPerSecond: number;
+  /** Requests/s of each round, to show how much the machine's load moved them. */
+  roundsRequestsPerSecond: number[];
+  requests: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodes: Record<string, number>;
+  /** Requests/s as a fraction of GET /api/health's. */
+  throughputVsHealth: number;
+  /**
+   * The same ratio predicted from CPU time: health's JS-thread milliseconds per request over this
+   * endpoint's. The JS thread is what saturates, and CPU time per request moves far less than
+   * requests/s when other work shares the machine.
+   */
+  throughputVsHealthByCpu: number;
+  /** p99 latency as a multiple of GET /api/health's. */
+  p99VsHealth: number;
+  /** The server's CPU time per completed request: every thread, and its JavaScript (main) thread. */
+  serverCpuMsPerRequest: number;
+  mainThreadCpuMsPerRequest: number;
+}
+
+/** Seconds each scenario runs before anything is measured, so V8 has optimised the route's code. */
+const WARM_UP_SECONDS = 3;
+
+interface Round {
+  seconds: number;
+  latencies: number[];
+  statuses: Map<number, number>;
+  errors: number;
+  timeouts: number;
+  cpuMs: number;
+  mainCpuMs: number;
+}
+
+async function round(app: AppServer, pid: number, scenario: Scenario, seconds: number): Promise<Round> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const cpuBefore = await cpuMilliseconds(pid);
+  const mainBefore = await cpuMilliseconds(pid, pid);
+  const instance = autocannon({
+    url: app.url,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    requests: scenario.requests,
+  });
+  instance.on("response", (_client, status, _bytes, responseTime) => {
+    latencies.push(responseTime);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  });
+  const result: Result = await instance;
+  return {
+    seconds: result.duration,
+    latencies,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    cpuMs: (await cpuMilliseconds(pid)) - cpuBefore,
+    mainCpuMs: (await cpuMilliseconds(pid, pid)) - mainBefore,
+  };
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)] as number;
+}
+
+function summarise(scenario: Scenario, rounds: Round[]): ThroughputRow {
+  const latencies = rounds.flatMap((each) => each.latencies).sort((a, b) => a - b);
+  const statusCodes: Record<string, number> = {};
+  for (const each of rounds) {
+    for (const [status, count] of each.statuses) statusCodes[status] = (statusCodes[status] ?? 0) + count;
+  }
+  const requests = latencies.length;
+  const sum = (pick: (each: Round) => number) => rounds.reduce((total, each) => total + pick(each), 0);
+  return {
+    scenario: scenario.name,
+    requestsPerSecond: requests / sum((each) => each.seconds),
+    roundsRequestsPerSecond: rounds.map((each) => Math.round(each.latencies.length / each.seconds)),
+    requests,
+    latencyMs: {
+      p50: percentile(latencies, 0.5),
+      p99: percentile(latencies, 0.99),
+      max: latencies.at(-1) ?? NaN,
+    },
+    errors: sum((each) => each.errors),
+    timeouts: sum((each) => each.timeouts),
+    non2xx: Object.entries(statusCodes).reduce(
+      (total, [status, count]) => total + (status.startsWith("2") ? 0 : count),
+      0,
+    ),
+    statusCodes,
+    throughputVsHealth: NaN,
+    throughputVsHealthByCpu: NaN,
+    p99VsHealth: NaN,
+    serverCpuMsPerRequest: requests > 0 ? sum((each) => each.cpuMs) / requests : NaN,
+    mainThreadCpuMsPerRequest: requests > 0 ? sum((each) => each.mainCpuMs) / requests : NaN,
+  };
+}
+
+/**
+ * Warms every route up, then measures the scenarios in interleaved rounds (health, contact, ...,
+ * health, contact, ...), so that a burst of load from elsewhere on a shared machine falls on all of
+ * them alike instead of on whichever happened to run at that moment.
+ */
+async function measureThroughput(app: AppServer, pid: number): Promise<ThroughputRow[]> {
+  const list = await scenarios();
+  console.log(`  warming up: ${WARM_UP_SECONDS} s per endpoint`);
+  for (const scenario of list) {
+    await autocannon({ url: app.url, connections, duration: WARM_UP_SECONDS, requests: scenario.requests });
+  }
+  const seconds = duration / rounds;
+  console.log(`  measuring: ${rounds} rounds of ${seconds} s per endpoint at ${connections} connections`);
+  const measured = list.map(() => [] as Round[]);
+  for (let index = 0; index < rounds; index++) {
+    for (const [position, scenario] of list.entries()) {
+      measured[position]?.push(await round(app, pid, scenario, seconds));
+      await sleep(200);
+    }
+    process.stdout.write(`  round ${index + 1}/${rounds} done\n`);
+  }
+  const rows = list.map((scenario, position) => summarise(scenario, measured[position] ?? []));
+  const health = rows[0] as ThroughputRow;
+  for (const row of rows) {
+    row.throughputVsHealth = row.requestsPerSecond / health.requestsPerSecond;
+    row.throughputVsHealthByCpu = health.mainThreadCpuMsPerRequest / row.mainThreadCpuMsPerRequest;
+    row.p99VsHealth = row.latencyMs.p99 / health.latencyMs.p99;
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Memory under concurrent uploads, and the declared-oversize body
+
+interface RawAnswer {
+  status: number;
+  body: string;
+}
+
+function post(app: AppServer, body: Buffer, contentType: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${app.url}/api/contact`,
+      {
+        method: "POST",
+        agent: false,
+        timeout: 120_000,
+        headers: {
+          "content-type": contentType,
+          "content-length": body.byteLength,
+          "x-forwarded-for": nextAddress(),
+        },
+      },
+      (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (text += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error("no answer within 120 s")));
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+interface MemoryResult {
+  uploads: number;
+  fileBytes: number;
+  bytesInFlight: number;
+  statuses: Record<string, number>;
+  idleRssBytes: number;
+  peakRssBytes: number;
+  peakAboveIdleBytes: number;
+  /** Peak above idle divided by the file bytes in flight. Target: at most 1.5. */
+  ratioToBytesInFlight: number;
+  /** Where the peak came from: VmHWM after a reset, or only the 10 ms samples of VmRSS. */
+  peakSource: "VmHWM" | "VmRSS samples";
+  elapsedMs: number;
+}
+
+async function measureUploadMemory(app: AppServer, pid: number): Promise<MemoryResult> {
+  // Load the route's code (parser, type sniffing, store) with small briefs, then let the heap settle.
+  const small = await multipart(briefForm(validBrief(), { bytes: makePdf(), name: "brief.pdf" }));
+  for (let i = 0; i < 5; i++) await post(app, small.body, small.contentType);
+  await sleep(2000);
+
+  const file = makeFileOfSize("pdf", TEN_MIB);
+  const { body, contentType } = await multipart(
+    briefForm(validBrief(), { bytes: file, name: "brief.pdf", type: "application/pdf" }),
+  );
+  const idle = (await residentMemory(pid)).rss;
+  const peakResettable = await resetPeakMemory(pid);
+  let sampled = idle;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      sampled = Math.max(sampled, (await residentMemory(pid)).rss);
+      await sleep(10);
+    }
+  })();
+
+  const started = performance.now();
+  const answers = await Promise.all(Array.from({ length: uploads }, () => post(app, body, contentType)));
+  const elapsedMs = performance.now() - started;
+  sampling = false;
+  await sampler;
+  const { hwm } = await residentMemory(pid);
+  const peak = peakResettable ? Math.max(hwm, sampled) : sampled;
+
+  const statuses: Record<string, number> = {};
+  for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+  const bytesInFlight = uploads * file.byteLength;
+  return {
+    uploads,
+    fileBytes: file.byteLength,
+    bytesInFlight,
+    statuses,
+    idleRssBytes: idle,
+    peakRssBytes: peak,
+    peakAboveIdleBytes: peak - idle,
+    ratioToBytesInFlight: (peak - idle) / bytesInFlight,
+    peakSource: peakResettable ? "VmHWM" : "VmRSS samples",
+    elapsedMs,
+  };
+}
+
+interface OversizeResult {
+  declaredBytes: number;
+  status: number;
+  answeredAfterMs: number;
+  /** Body bytes the client had handed to the kernel when the answer arrived (an upper bound). */
+  clientBytesSent: number;
+  /** The server's rchar growth (socket and file reads, every thread) when the answer arrived. */
+  serverBytesRead: number;
+  /** What happens if the client keeps sending for another second after the 413. */
+  afterwards: { clientBytesSent: number; serverBytesRead: number; connectionClosed: boolean };
+}
+
+/**
+ * Declares a 100 MiB body and sends it slowly (16 KiB every 2 ms) so that the answer can arrive
+ * between chunks; counts what was sent and what the server read at the moment it did.
+ */
+async function measureDeclaredOversize(app: AppServer, pid: number): Promise<OversizeResult> {
+  const declared = 100 * MiB;
+  const socket: Socket = connect(app.port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  let closed = false;
+  socket.on("close", () => (closed = true));
+  socket.on("error", () => {}); // writing after the server closed: expected, seen as `closed`
+
+  let sent = 0;
+  let answer = "";
+  let answered: { at: number; sent: number; read: Promise<number> } | null = null;
+  const readBefore = await bytesRead(pid);
+  const started = performance.now();
+  socket.on("data", (chunk: Buffer) => {
+    answer += chunk.toString("latin1");
+    answered ??= { at: performance.now() - started, sent, read: bytesRead(pid) };
+  });
+  socket.write(
+    `POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n` +
+      `Content-Type: multipart/form-data; boundary=oversize\r\nContent-Length: ${declared}\r\n` +
+      `X-Forwarded-For: ${nextAddress()}\r\n\r\n` +
+      `--oversize\r\nContent-Disposition: form-data; name="brief"; filename="big.txt"\r\n\r\n`,
+  );
+  const chunk = Buffer.alloc(16 * KiB, "a");
+  const send = async (until: () => boolean) => {
+    while (!until() && !closed && sent + chunk.byteLength <= declared) {
+      await new Promise<void>((resolve) =>
+        socket.write(chunk, (error) => {
+          if (!error) sent += chunk.byteLength;
+          resolve();
+        }),
+      );
+      await sleep(2);
+    }
+  };
+  await send(() => answered !== null || performance.now() - started > 15_000);
+  const first = answered as { at: number; sent: number; read: Promise<number> } | null;
+  if (!first) throw new Error("no answer to a declared 100 MiB body within 15 s");
+  const serverBytesRead = (await first.read) - readBefore;
+
+  const afterStart = performance.now();
+  await send(() => performance.now() - afterStart > 1000);
+  const afterwards = {
+    clientBytesSent: sent,
+    serverBytesRead: (await bytesRead(pid)) - readBefore,
+    connectionClosed: closed,
+  };
+  socket.destroy();
+  return {
+    declaredBytes: declared,
+    status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0),
+    answeredAfterMs: first.at,
+    clientBytesSent: first.sent,
+    serverBytesRead,
+    afterwards,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Report
+
+const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "-");
+const mib = (bytes: number) => `${fixed(bytes / MiB)} MiB`;
+
+function printThroughput(rows: ThroughputRow[]): void {
+  const header = [
+    "endpoint",
+    "req/s",
+    "vs health",
+    "by CPU",
+    "p50 ms",
+    "p99 ms",
+    "p99 vs health",
+    "errors",
+    "non-2xx",
+    "CPU ms/req",
+    "of it JS thread",
+  ];
+  const lines = rows.map((row) => [
+    row.scenario,
+    fixed(row.requestsPerSecond, 0),
+    `${fixed(row.throughputVsHealth * 100, 0)}%`,
+    `${fixed(row.throughputVsHealthByCpu * 100, 0)}%`,
+    fixed(row.latencyMs.p50, 0),
+    fixed(row.latencyMs.p99, 0),
+    `${fixed(row.p99VsHealth, 2)}x`,
+    String(row.errors + row.timeouts),
+    String(row.non2xx),
+    fixed(row.serverCpuMsPerRequest, 2),
+    fixed(row.mainThreadCpuMsPerRequest, 2),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...lines.map((line) => line[column]?.length ?? 0)),
+  );
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
+      )
+      .join("  ");
+  console.log(`\n${format(header)}\n${widths.map((width) => "-".repeat(width)).join("  ")}`);
+  for (const line of lines) console.log(format(line));
+  console.log(
+    "\nvs health: req/s over health's. by CPU: the same ratio predicted from the server's JavaScript-thread" +
+      "\nCPU time per request (the thread that saturates), which moves far less than req/s on a shared machine.",
+  );
+  console.log("\nreq/s in each round (the spread is the machine's noise):");
+  for (const row of rows) console.log(`  ${row.scenario}: ${row.roundsRequestsPerSecond.join(", ")}`);
+}
+
+interface Target {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+function targets(
+  rows: ThroughputRow[] | null,
+  memory: MemoryResult | null,
+  oversize: OversizeResult | null,
+): Target[] {
+  const list: Target[] = [];
+  const row = (name: string) => rows?.find((candidate) => candidate.scenario === name);
+  const contact = row("POST /api/contact");
+  const newsletter = row("POST /api/newsletter (new address)");
+  if (contact) {
+    list.push({
+      target: "contact without a file >= 50% of health's req/s",
+      measured: `${fixed(contact.throughputVsHealth * 100, 0)}% (by CPU time: ${fixed(contact.throughputVsHealthByCpu * 100, 0)}%)`,
+      met: contact.throughputVsHealth >= 0.5,
+    });
+    list.push({
+      target: "contact without a file: p99 < 4x health's p99",
+      measured: `${fixed(contact.p99VsHealth, 2)}x`,
+      met: contact.p99VsHealth < 4,
+    });
+  }
+  if (newsletter) {
+    list.push({
+      target: "newsletter >= 60% of health's req/s",
+      measured: `${fixed(newsletter.throughputVsHealth * 100, 0)}% (by CPU time: ${fixed(newsletter.throughputVsHealthByCpu * 100, 0)}%)`,
+      met: newsletter.throughputVsHealth >= 0.6,
+    });
+  }
+  if (rows) {
+    const failures = rows.reduce((total, each) => total + each.errors + each.timeouts + each.non2xx, 0);
+    list.push({
+      target: "no errors, timeouts or non-2xx answers",
+      measured: String(failures),
+      met: failures === 0,
+    });
+  }
+  if (memory) {
+    list.push({
+      target: `peak memory above idle <= 1.5x the ${mib(memory.bytesInFlight)} of files in flight`,
+      measured: `${mib(memory.peakAboveIdleBytes)} = ${fixed(memory.ratioToBytesInFlight, 2)}x`,
+      met: memory.ratioToBytesInFlight <= 1.5 && memory.statuses["200"] === memory.uploads,
+    });
+  }
+  if (oversize) {
+    list.push({
+      target: "declared 100 MiB body: 413 having read < 1 MiB",
+      measured: `${oversize.status}, server read ${fixed(oversize.serverBytesRead / KiB)} KiB, client sent ${fixed(oversize.clientBytesSent / KiB)} KiB`,
+      met: oversize.status === 413 && oversize.serverBytesRead < MiB,
+    });
+  }
+  return list;
+}
+
+async function main(): Promise<void> {
+  ensureBuild();
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? "unknown",
+    memoryBytes: os.totalmem(),
+    loadAverageAtStart: os.loadavg(),
+    node: process.version,
+    platform: `${os.type()} ${os.release()}`,
+  };
+  console.log(
+    `Machine: ${machine.cpus} x ${machine.cpuModel}, ${mib(machine.memoryBytes)}, ${machine.platform}, Node ${machine.node}; ` +
+      `load average ${machine.loadAverageAtStart.map((load) => load.toFixed(2)).join(" ")}`,
+  );
+  const inboxes: string[] = [];
+  let throughput: ThroughputRow[] | null = null;
+  let memory: MemoryResult | null = null;
+  let oversize: OversizeResult | null = null;
+  try {
+    if (!flags["skip-throughput"]) {
+      const inbox = await tempDir("intake-bench-");
+      inboxes.push(inbox);
+      const app = await startApp({ ...SERVER_ENV, INBOX_DIR: inbox });
+      try {
+        console.log(`\nThroughput (${app.url}, server pid ${app.pid}):`);
+        throughput = await measureThroughput(app, await listeningPid(app.pid, app.port));
+      } finally {
+        await app.stop();
+      }
+      printThroughput(throughput);
+    }
+    if (!flags["skip-memory"]) {
+      const inbox = await tempDir("intake-bench-");
+      inboxes.push(inbox);
+      // A fresh server, so the throughput run's garbage does not count as its idle level.
+      const app = await startApp({ ...SERVER_ENV, INBOX_DIR: inbox });
+      try {
+        const pid = await listeningPid(app.pid, app.port);
+        console.log(`\nMemory: ${uploads} concurrent uploads of a 10 MiB PDF (server pid ${pid})...`);
+        memory = await measureUploadMemory(app, pid);
+        console.log(
+          `  idle ${mib(memory.idleRssBytes)}, peak ${mib(memory.peakRssBytes)} (${memory.peakSource}), ` +
+            `above idle ${mib(memory.peakAboveIdleBytes)} = ${fixed(memory.ratioToBytesInFlight, 2)}x of ` +
+            `${mib(memory.bytesInFlight)}; answers ${JSON.stringify(memory.statuses)} in ${fixed(memory.elapsedMs / 1000)} s`,
+        );
+        console.log("\nDeclared 100 MiB body, sent 16 KiB every 2 ms:");
+        oversize = await measureDeclaredOversize(app, pid);
+        console.log(
+          `  ${oversize.status} after ${fixed(oversize.answeredAfterMs)} ms; by then the client had sent ` +
+            `${fixed(oversize.clientBytesSent / KiB)} KiB and the server had read ${fixed(oversize.serverBytesRead / KiB)} KiB`,
+        );
+        console.log(
+          `  sending on for 1 s after the answer: client sent ${fixed(oversize.afterwards.clientBytesSent / KiB)} KiB, ` +
+            `server read ${fixed(oversize.afterwards.serverBytesRead / KiB)} KiB, connection ` +
+            (oversize.afterwards.connectionClosed ? "closed by the server" : "still open"),
+        );
+      } finally {
+        await app.stop();
+      }
+    }
+  } finally {
+    await Promise.all(inboxes.map((inbox) => rm(inbox, { recursive: true, force: true })));
+  }
+
+  const loadAverageAtEnd = os.loadavg();
+  console.log(`\nLoad average at the end: ${loadAverageAtEnd.map((load) => load.toFixed(2)).join(" ")}`);
+  const results = targets(throughput, memory, oversize);
+  console.log("\nTargets:");
+  for (const target of results)
+    console.log(`  ${target.met ? "met    " : "MISSED "} ${target.target}: ${target.measured}`);
+
+  const output = flags.output;
+  await mkdir(dirname(output), { recursive: true });
+  await writeFile(
+    output,
+    `${JSON.stringify(
+      {
+        at: new Date().toISOString(),
+        machine: { ...machine, loadAverageAtEnd },
+        settings: { duration, rounds, connections, uploads },
+        throughput,
+        memory,
+        oversize,
+        targets: results,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`\nWrote ${output}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
