@@ -4,19 +4,32 @@ import { createStore, type ObjectStore } from "./inbox";
 import { type Channel, createChannels } from "./notify";
 import { createRateLimiters, type RateLimiters } from "./ratelimit";
 
-/** The integrations the routes use, built once per process from the configuration. */
-export interface Services {
+/**
+ * What reading and re-notifying the inbox needs: the app's own store and channels, built by the
+ * same code, so the ops tool (scripts/inbox.ts) sees exactly the inbox the routes write.
+ */
+export interface InboxServices {
   config: Config;
   store: ObjectStore;
-  limiters: RateLimiters;
   /** The configured notification channels, in the order webhook, email. */
   channels: readonly Channel[];
+}
+
+/** The integrations the routes use, built once per process from the configuration. */
+export interface Services extends InboxServices {
+  limiters: RateLimiters;
   /** Salt for `client.ipHash`. */
   ipHashSalt: string;
 }
 
-export function createServices(config: Config): Services {
+/** Logs the configuration's warnings (to stderr), then builds the store and the channels. */
+export function createInboxServices(config: Config): InboxServices {
   for (const warning of config.warnings) console.warn(`[config] ${warning}`);
+  return { config, store: createStore(config), channels: createChannels(config) };
+}
+
+export function createServices(config: Config): Services {
+  const inbox = createInboxServices(config);
   let ipHashSalt = config.ipHashSalt;
   if (ipHashSalt === null) {
     console.warn(
@@ -24,13 +37,7 @@ export function createServices(config: Config): Services {
     );
     ipHashSalt = randomBytes(32).toString("hex");
   }
-  return {
-    config,
-    store: createStore(config),
-    limiters: createRateLimiters(config),
-    channels: createChannels(config),
-    ipHashSalt,
-  };
+  return { ...inbox, limiters: createRateLimiters(config), ipHashSalt };
 }
 
 let services: Services | undefined;

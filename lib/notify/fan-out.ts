@@ -1,4 +1,4 @@
-import type { ObjectStore } from "../inbox";
+import type { ObjectStore, StoreCallOptions } from "../inbox";
 import {
   CHANNEL_NAMES,
   type BriefNotice,
@@ -74,13 +74,26 @@ export function describeFailure(error: unknown): string {
  * is logged, never thrown; and a slow store does not hold the response past a short wait.
  */
 export async function recordDelivery(store: ObjectStore, folder: string, delivery: Delivery): Promise<void> {
-  const write = store
-    .put(`${folder}/delivery.json`, `${JSON.stringify(delivery, null, 2)}\n`, "application/json")
-    .catch((error: unknown) => {
-      console.error(`[notify] could not record the delivery of ${folder}`, error);
-    });
+  const write = writeDelivery(store, folder, delivery).catch((error: unknown) => {
+    console.error(`[notify] could not record the delivery of ${folder}`, error);
+  });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, RECORD_WAIT_MS)));
   await Promise.race([write, wait]);
   clearTimeout(timer);
+}
+
+/** Writes `delivery.json` beside the brief, replacing any earlier record; throws when the store fails. */
+export async function writeDelivery(
+  store: ObjectStore,
+  folder: string,
+  delivery: Delivery,
+  options: StoreCallOptions = {},
+): Promise<void> {
+  await store.put(
+    `${folder}/delivery.json`,
+    `${JSON.stringify(delivery, null, 2)}\n`,
+    "application/json",
+    options,
+  );
 }

@@ -3,7 +3,8 @@ import { EmailChannel } from "./email";
 import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
-export { fanOut, forwardedChannels, recordDelivery } from "./fan-out";
+export { describeFailure, fanOut, forwardedChannels, recordDelivery, writeDelivery } from "./fan-out";
+export { attachmentFileName } from "./message";
 export { CHANNEL_NAMES } from "./types";
 export type { BriefNotice, Channel, ChannelName, Delivery, DeliveryOutcome } from "./types";
 

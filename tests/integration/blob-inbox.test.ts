@@ -55,13 +55,15 @@ describe("contact with the Vercel Blob inbox", () => {
     expect(standIn.requests.map((request) => `${request.operation} ${request.pathname}`)).toEqual([
       `put ${base}/attachment.pdf`,
       `put ${base}/brief.json`,
-      // No channel is configured here: the delivery record says so, after the commit point.
+      // After the commit point: how notifying went (no channel is configured here).
       `put ${base}/delivery.json`,
     ]);
     const attachment = standIn.objects.get(`${base}/attachment.pdf`);
     const brief = standIn.objects.get(`${base}/brief.json`);
     expect(attachment).toMatchObject({ access: "private", contentType: "application/pdf" });
     expect(brief).toMatchObject({ access: "private", contentType: "application/json" });
+    expect(standIn.objects.get(`${base}/delivery.json`)).toMatchObject({ access: "private" });
+    expect(JSON.parse(standIn.objects.get(`${base}/delivery.json`)?.body.toString("utf8") ?? "")).toEqual({});
     expect(Buffer.compare(attachment?.body ?? Buffer.alloc(0), Buffer.from(pdf))).toBe(0);
     expect(JSON.parse(brief?.body.toString("utf8") ?? "")).toMatchObject({
       reference,

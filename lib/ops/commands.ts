@@ -1,0 +1,310 @@
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { stat, unlink, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { Writable } from "node:stream";
+import { cleanFileName } from "../attachments";
+import { formatBytes } from "../http/body";
+import type { Folder } from "../inbox";
+import { attachmentFileName, CHANNEL_NAMES } from "../notify";
+import type { InboxServices } from "../services";
+import type { Invocation } from "./cli";
+import { csvRecord } from "./csv";
+import { type InboxRecordError, OpsError } from "./errors";
+import {
+  briefDetails,
+  EXPORT_COLUMNS,
+  exportRow,
+  printable,
+  SUBSCRIBER_COLUMNS,
+  subscriberTableHeader,
+  subscriberTableRow,
+  tableHeader,
+  tableRow,
+} from "./format";
+import { findBrief, readAttachment, readBriefs, readSubscribers } from "./reader";
+import type { StoredBrief } from "./records";
+import { needsRedelivery, type RedeliveryResult, redeliverBrief, stillFailing } from "./redeliver";
+
+/** Where the tool writes, and how it builds the inbox's services (only once the command line is valid). */
+export interface Output {
+  stdout: Writable;
+  stderr: Writable;
+  /** Progress is redrawn on one line on a terminal, printed line by line otherwise. */
+  stderrIsTTY: boolean;
+  /** Where `attachment` saves and relative `--out` paths start. */
+  cwd: string;
+  services: () => InboxServices;
+  now?: () => Date;
+}
+
+export interface CommandContext extends Output, InboxServices {
+  now: () => Date;
+}
+
+/** Exports print a progress line to stderr every this many briefs. */
+export const PROGRESS_EVERY = 100;
+
+/** Writes, waiting when the stream is full: a long listing piped to a slow reader is not buffered whole. */
+async function write(stream: Writable, chunk: string | Uint8Array): Promise<void> {
+  if (!stream.write(chunk)) await once(stream, "drain");
+}
+
+/** Reports unreadable records on stderr as they are met, and counts them for the exit status. */
+function problemReporter(stderr: Writable) {
+  let count = 0;
+  return {
+    report: (problem: InboxRecordError) => {
+      count++;
+      stderr.write(`inbox: skipped: ${problem.message}\n`);
+    },
+    get count() {
+      return count;
+    },
+  };
+}
+
+/**
+ * Which inbox the tool read, for the end of a table: the tool reads the variables of its own
+ * process, and `next start` also loads `.env` files, so saying where it looked makes a run
+ * without the app's variables plain to see.
+ */
+function inboxName(context: CommandContext): string {
+  const { inbox } = context.config;
+  return inbox.driver === "filesystem"
+    ? `the filesystem inbox ${resolve(context.cwd, inbox.dir)}`
+    : "the Vercel Blob inbox";
+}
+
+/** A brief as JSON: the stored record, where it is, and its delivery record (`null`: none). */
+function briefJson(brief: StoredBrief) {
+  return { ...brief.record, folder: brief.folder, delivery: brief.delivery };
+}
+
+async function listBriefs(kind: Folder, invocation: Invocation, context: CommandContext): Promise<number> {
+  const { stdout } = context;
+  const problems = problemReporter(context.stderr);
+  const briefs = readBriefs(context.store, kind, {
+    since: invocation.since ?? undefined,
+    onProblem: problems.report,
+    now: context.now(),
+  });
+  let count = 0;
+  if (invocation.json) {
+    for await (const brief of briefs) {
+      await write(stdout, `${count === 0 ? "[\n" : ",\n"}${JSON.stringify(briefJson(brief))}`);
+      count++;
+    }
+    await write(stdout, count === 0 ? "[]\n" : "\n]\n");
+  } else {
+    await write(stdout, tableHeader());
+    for await (const brief of briefs) {
+      await write(stdout, tableRow(brief));
+      count++;
+    }
+    const what = kind === "spam" ? "caught by the honeypot" : count === 1 ? "brief" : "briefs";
+    const since = invocation.since ? ` since ${invocation.since}` : "";
+    await write(stdout, `\n${count} ${what}${since} in ${printable(inboxName(context))}\n`);
+  }
+  return problems.count > 0 ? 1 : 0;
+}
+
+async function requireBrief(context: CommandContext, reference: string | null): Promise<StoredBrief> {
+  const brief = reference === null ? null : await findBrief(context.store, reference, context.now());
+  if (!brief) throw new OpsError(`brief ${reference} not found in the inbox`);
+  return brief;
+}
+
+async function show(invocation: Invocation, context: CommandContext): Promise<number> {
+  const brief = await requireBrief(context, invocation.reference);
+  const text = invocation.json ? `${JSON.stringify(briefJson(brief), null, 2)}\n` : briefDetails(brief);
+  await write(context.stdout, text);
+  return 0;
+}
+
+async function attachment(invocation: Invocation, context: CommandContext): Promise<number> {
+  const brief = await requireBrief(context, invocation.reference);
+  const bytes = await readAttachment(context.store, brief);
+  const record = brief.record.attachment;
+  if (!record) throw new OpsError(`brief ${brief.record.reference} has no attachment`);
+  if (invocation.out === "-") {
+    await write(context.stdout, bytes);
+    return 0;
+  }
+  // The visitor's name for the file with the extension of its real type, as the email attaches it,
+  // cleaned again: whatever brief.json says, it cannot name a path outside the folder.
+  const fileName = cleanFileName(attachmentFileName(record));
+  let target = invocation.out === null ? join(context.cwd, fileName) : resolve(context.cwd, invocation.out);
+  if (invocation.out !== null && (await stat(target).catch(() => null))?.isDirectory()) {
+    target = join(target, fileName);
+  }
+  try {
+    await writeFile(target, bytes, { flag: invocation.force ? "w" : "wx" });
+  } catch (error) {
+    if ((error as { code?: string }).code === "EEXIST") {
+      throw new OpsError(`${target} already exists; nothing was written (--force overwrites it)`);
+    }
+    throw new OpsError(`could not write ${target}: ${(error as Error).message}`);
+  }
+  context.stderr.write(
+    `Saved the attachment of ${brief.record.reference} (${record.contentType}, ${formatBytes(record.size)}, ` +
+      `SHA-256 checked) to ${printable(target)}\n`,
+  );
+  return 0;
+}
+
+/** The export's destination: stdout, or a file claimed up front and removed if the export fails. */
+async function exportTarget(invocation: Invocation, context: CommandContext) {
+  if (invocation.out === null) {
+    return { stream: context.stdout, finish: async () => {}, abandon: async () => {} };
+  }
+  const path = resolve(context.cwd, invocation.out);
+  const stream = createWriteStream(path, { flags: invocation.force ? "w" : "wx" });
+  try {
+    await once(stream, "open");
+  } catch (error) {
+    if ((error as { code?: string }).code === "EEXIST") {
+      throw new OpsError(`${path} already exists; nothing was written (--force overwrites it)`);
+    }
+    throw new OpsError(`could not write ${path}: ${(error as Error).message}`);
+  }
+  return {
+    stream,
+    path,
+    finish: async () => {
+      stream.end();
+      await once(stream, "close");
+    },
+    abandon: async () => {
+      stream.destroy();
+      await unlink(path).catch(() => {});
+    },
+  };
+}
+
+async function exportBriefs(invocation: Invocation, context: CommandContext): Promise<number> {
+  const { stderr } = context;
+  const problems = problemReporter(stderr);
+  const target = await exportTarget(invocation, context);
+  const csv = invocation.format === "csv";
+  const progress = (count: number) =>
+    stderr.write(
+      context.stderrIsTTY ? `\r\u001b[2Kexported ${count} briefs…` : `exported ${count} briefs…\n`,
+    );
+  let count = 0;
+  try {
+    await write(target.stream, csv ? csvRecord(EXPORT_COLUMNS) : "[");
+    const briefs = readBriefs(context.store, "briefs", {
+      since: invocation.since ?? undefined,
+      onProblem: problems.report,
+      now: context.now(),
+    });
+    for await (const brief of briefs) {
+      const row = exportRow(brief);
+      const line = csv
+        ? csvRecord(EXPORT_COLUMNS.map((column) => row[column]))
+        : `${count === 0 ? "\n" : ",\n"}${JSON.stringify(row)}`;
+      await write(target.stream, line);
+      count++;
+      if (count % PROGRESS_EVERY === 0) progress(count);
+    }
+    if (!csv) await write(target.stream, count === 0 ? "]\n" : "\n]\n");
+    await target.finish();
+  } catch (error) {
+    await target.abandon();
+    throw error;
+  }
+  if (context.stderrIsTTY && count >= PROGRESS_EVERY) stderr.write("\r\u001b[2K");
+  const where = target.path ? ` to ${printable(target.path)}` : "";
+  stderr.write(`Exported ${count} ${count === 1 ? "brief" : "briefs"} as ${csv ? "CSV" : "JSON"}${where}.\n`);
+  return problems.count > 0 ? 1 : 0;
+}
+
+async function subscribers(invocation: Invocation, context: CommandContext): Promise<number> {
+  const { stdout } = context;
+  const problems = problemReporter(context.stderr);
+  const records = await readSubscribers(context.store, problems.report);
+  if (invocation.json) {
+    await write(stdout, `${JSON.stringify(records, null, 2)}\n`);
+  } else if (invocation.csv) {
+    await write(stdout, csvRecord(SUBSCRIBER_COLUMNS));
+    for (const record of records) {
+      await write(
+        stdout,
+        csvRecord([record.email, record.topics.join("; "), record.subscribedAt, record.updatedAt]),
+      );
+    }
+  } else {
+    await write(stdout, subscriberTableHeader());
+    for (const record of records) await write(stdout, subscriberTableRow(record));
+    const what = records.length === 1 ? "subscriber" : "subscribers";
+    await write(stdout, `\n${records.length} ${what} in ${printable(inboxName(context))}\n`);
+  }
+  return problems.count > 0 ? 1 : 0;
+}
+
+/** One line per brief: what was sent again and how it went, and what still is not delivered. */
+function describeRedelivery(result: RedeliveryResult): string {
+  const parts: string[] = [];
+  for (const name of CHANNEL_NAMES) {
+    const outcome = result.attempted[name];
+    if (outcome)
+      parts.push(outcome.ok ? `${name} ✓ delivered` : `${name} ✗ failed again: ${outcome.error ?? ""}`);
+  }
+  for (const name of result.unavailable) {
+    const error = result.delivery?.[name]?.error;
+    parts.push(`${name} ✗ not configured here, not retried${error ? ` (failed: ${error})` : ""}`);
+  }
+  if (result.waiting !== null) parts.push(`left alone: ${result.waiting}`);
+  if (result.error !== null) parts.push(`✗ ${result.error}`);
+  if (parts.length === 0) parts.push("nothing to redeliver");
+  return `${result.reference}  ${printable(parts.join("; "))}\n`;
+}
+
+async function redeliver(invocation: Invocation, context: CommandContext): Promise<number> {
+  const { stdout } = context;
+  if (invocation.reference !== null) {
+    const brief = await requireBrief(context, invocation.reference);
+    if (brief.kind === "spam") {
+      throw new OpsError(
+        `brief ${brief.record.reference} was caught by the honeypot; spam is never redelivered`,
+      );
+    }
+    const result = await redeliverBrief(context, brief, context.now());
+    await write(stdout, describeRedelivery(result));
+    return stillFailing(result) ? 1 : 0;
+  }
+
+  const problems = problemReporter(context.stderr);
+  let tried = 0;
+  let failing = 0;
+  const briefs = readBriefs(context.store, "briefs", {
+    since: invocation.since ?? undefined,
+    onProblem: problems.report,
+    select: needsRedelivery,
+    now: context.now(),
+  });
+  for await (const brief of briefs) {
+    const result = await redeliverBrief(context, brief, context.now());
+    await write(stdout, describeRedelivery(result));
+    tried++;
+    if (stillFailing(result)) failing++;
+  }
+  await write(
+    stdout,
+    tried === 0
+      ? "Nothing to redeliver: every brief's channels succeeded.\n"
+      : `${tried} ${tried === 1 ? "brief" : "briefs"} looked at: ${tried - failing} delivered or left alone, ${failing} still failing.\n`,
+  );
+  return failing > 0 || problems.count > 0 ? 1 : 0;
+}
+
+export const COMMANDS = {
+  list: (invocation: Invocation, context: CommandContext) => listBriefs("briefs", invocation, context),
+  spam: (invocation: Invocation, context: CommandContext) => listBriefs("spam", invocation, context),
+  show,
+  attachment,
+  export: exportBriefs,
+  subscribers,
+  redeliver,
+} satisfies Record<string, (invocation: Invocation, context: CommandContext) => Promise<number>>;

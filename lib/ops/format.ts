@@ -1,0 +1,288 @@
+import { formatBytes } from "../http/body";
+import type { SubscriberRecord } from "../newsletter";
+import { CHANNEL_NAMES, type Delivery } from "../notify";
+import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
+import type { StoredBrief } from "./records";
+
+/**
+ * Control characters (C0 but tab and newline, DEL, C1) and the bidi controls that can reorder
+ * what a terminal shows. The service refuses most of them at intake; they are stripped again here
+ * because the tool prints to terminals, where an escape sequence in a record would be obeyed.
+ */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
+
+/** One line of text, safe to print: no control characters, tabs and newlines as spaces. */
+export function printable(value: string): string {
+  return value.replace(UNPRINTABLE, "").replace(/[\t\n]/g, " ");
+}
+
+function label(labels: Record<string, string>, value: string): string {
+  return labels[value] ?? value;
+}
+
+export const projectTypeLabel = (value: string) => label(PROJECT_TYPES, value);
+export const budgetLabel = (value: string) => label(BUDGETS, value);
+export const timelineLabel = (value: string) => label(TIMELINES, value);
+
+/**
+ * One line on how notifying ops went: `webhook ✓ email ✗`; `none configured` when no channel was
+ * set up at the time; `pending` when there is no `delivery.json` (the notifications never ended,
+ * or are still running); `not sent (spam)` for what the honeypot caught.
+ */
+export function deliveryStatus(brief: Pick<StoredBrief, "kind" | "delivery">): string {
+  if (brief.kind === "spam") return "not sent (spam)";
+  if (brief.delivery === null) return "pending";
+  const parts = CHANNEL_NAMES.flatMap((name) => {
+    const outcome = brief.delivery?.[name];
+    return outcome ? [`${name} ${outcome.ok ? "✓" : "✗"}`] : [];
+  });
+  return parts.length > 0 ? parts.join(" ") : "none configured";
+}
+
+/** `2026-11-22 10:00` (UTC) from an ISO 8601 time; `seconds` adds `:05`. */
+export function utcTime(iso: string, seconds = false): string {
+  return iso.slice(0, seconds ? 19 : 16).replace("T", " ");
+}
+
+const codePoints = (value: string) => [...value];
+
+/** `value` cut to `width` code points, ending in `…` when it was longer. */
+export function clip(value: string, width: number): string {
+  const characters = codePoints(value);
+  return characters.length <= width ? value : `${characters.slice(0, width - 1).join("")}…`;
+}
+
+function pad(value: string, width: number): string {
+  const text = clip(value, width);
+  return text + " ".repeat(Math.max(0, width - codePoints(text).length));
+}
+
+/** `Project brief.pdf (48.2 KB)`, the name shortened first so the size always shows; `—` for none. */
+export function attachmentCell(brief: StoredBrief, width: number): string {
+  const { attachment } = brief.record;
+  if (!attachment) return "—";
+  const size = ` (${formatBytes(attachment.size)})`;
+  return clip(printable(attachment.originalName), Math.max(width - size.length, 8)) + size;
+}
+
+/**
+ * The table's columns. Widths are fixed, so rows print as they are read instead of after the
+ * widest value is known; longer values are cut with `…` (`show` prints them whole).
+ */
+const COLUMNS: { title: string; width: number; cell: (brief: StoredBrief) => string }[] = [
+  { title: "REFERENCE", width: 19, cell: (brief) => brief.record.reference },
+  { title: "RECEIVED (UTC)", width: 16, cell: (brief) => utcTime(brief.record.receivedAt) },
+  { title: "NAME", width: 22, cell: (brief) => brief.record.name },
+  { title: "COMPANY", width: 22, cell: (brief) => brief.record.company ?? "—" },
+  { title: "PROJECT TYPE", width: 25, cell: (brief) => projectTypeLabel(brief.record.projectType) },
+  { title: "BUDGET", width: 15, cell: (brief) => budgetLabel(brief.record.budget) },
+  { title: "TIMELINE", width: 19, cell: (brief) => timelineLabel(brief.record.timeline) },
+  { title: "ATTACHMENT", width: 30, cell: (brief) => attachmentCell(brief, 30) },
+  { title: "DELIVERY", width: 0, cell: deliveryStatus },
+];
+
+const GAP = "  ";
+
+function tableLine(cells: string[]): string {
+  return cells
+    .map((cell, index) => {
+      const width = COLUMNS[index]?.width ?? 0;
+      return width > 0 ? pad(printable(cell), width) : printable(cell);
+    })
+    .join(GAP)
+    .trimEnd();
+}
+
+export function tableHeader(): string {
+  return `${tableLine(COLUMNS.map((column) => column.title))}\n`;
+}
+
+export function tableRow(brief: StoredBrief): string {
+  return `${tableLine(COLUMNS.map((column) => column.cell(brief)))}\n`;
+}
+
+/**
+ * Text wrapped at `width` code points, word by word; the writer's own line breaks are kept, and a
+ * word longer than the width (a URL) gets a line of its own rather than being cut.
+ */
+export function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  for (const paragraph of text.split(/\r\n|\r|\n/)) {
+    const clean = printable(paragraph.replace(/\t/g, "    "));
+    const indent = /^ */.exec(clean)?.[0] ?? "";
+    let line = "";
+    for (const word of clean
+      .slice(indent.length)
+      .split(/ +/)
+      .filter((part) => part !== "")) {
+      const longer = line === "" ? indent + word : `${line} ${word}`;
+      if (line !== "" && codePoints(longer).length > width) {
+        out.push(line);
+        line = word;
+      } else {
+        line = longer;
+      }
+    }
+    out.push(line);
+  }
+  return out;
+}
+
+function field(labelText: string, value: string, indent = ""): string {
+  return `${indent}${`${labelText}`.padEnd(14)}${printable(value)}`;
+}
+
+function labelled(labels: string, value: string): string {
+  return labels === value ? value : `${labels} (${value})`;
+}
+
+/** Everything about one brief, for `show`. */
+export function briefDetails(brief: StoredBrief): string {
+  const { record } = brief;
+  const lines = [
+    `Brief ${record.reference}${brief.kind === "spam" ? " (caught by the honeypot)" : ""}`,
+    field("Stored at", `${brief.folder}/`),
+    field("Received", `${utcTime(record.receivedAt, true)} UTC`),
+    "",
+    field("Name", record.name),
+    field("Email", record.email),
+    field("Company", record.company ?? "—"),
+    field("Role", record.role ?? "—"),
+    field("Project type", labelled(projectTypeLabel(record.projectType), record.projectType)),
+    field("Budget", labelled(budgetLabel(record.budget), record.budget)),
+    field("Timeline", labelled(timelineLabel(record.timeline), record.timeline)),
+    field("Consent", record.consent ? "given" : "not given"),
+    "",
+    "Description",
+    ...wrap(record.description, 76).map((line) => (line === "" ? "" : `  ${line}`)),
+    "",
+  ];
+  const { attachment } = record;
+  if (attachment) {
+    lines.push(
+      "Attachment",
+      field("Name", attachment.originalName, "  "),
+      field("Type", attachment.contentType, "  "),
+      field(
+        "Size",
+        attachment.size < 1024
+          ? formatBytes(attachment.size)
+          : `${formatBytes(attachment.size)} (${attachment.size} bytes)`,
+        "  ",
+      ),
+      field("SHA-256", attachment.sha256, "  "),
+      field("Stored as", `${brief.folder}/${attachment.filename}`, "  "),
+    );
+  } else {
+    lines.push(field("Attachment", "none"));
+  }
+  lines.push("", ...deliveryDetails(brief), "");
+  lines.push(
+    "Client",
+    field("IP hash", record.client.ipHash ?? "—", "  "),
+    field("User agent", record.client.userAgent ?? "—", "  "),
+    field("Origin", record.client.origin ?? "—", "  "),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function deliveryDetails(brief: StoredBrief): string[] {
+  if (brief.kind === "spam") return [field("Delivery", "not sent: caught by the honeypot")];
+  if (brief.delivery === null) {
+    return [field("Delivery", "pending: no delivery.json (notifications never finished, or are running)")];
+  }
+  const delivery: Delivery = brief.delivery;
+  const names = CHANNEL_NAMES.filter((name) => delivery[name]);
+  if (names.length === 0) return [field("Delivery", "none: no channel was configured")];
+  return [
+    "Delivery",
+    ...names.map((name) => {
+      const outcome = delivery[name];
+      if (!outcome) return "";
+      const result = outcome.ok ? "✓ delivered" : "✗ failed   ";
+      const error = outcome.ok ? "" : `  ${outcome.error ?? "(no reason recorded)"}`;
+      return `  ${name.padEnd(12)}${result}  ${utcTime(outcome.at, true)} UTC${printable(error)}`;
+    }),
+  ];
+}
+
+/** One brief as `export` writes it: the same columns for CSV and JSON. */
+export interface ExportRow {
+  reference: string;
+  receivedAt: string;
+  name: string;
+  email: string;
+  company: string | null;
+  role: string | null;
+  projectType: string;
+  budget: string;
+  timeline: string;
+  description: string;
+  attachmentName: string | null;
+  attachmentType: string | null;
+  attachmentSize: number | null;
+  attachmentSha256: string | null;
+  delivery: string;
+}
+
+export const EXPORT_COLUMNS: readonly (keyof ExportRow)[] = [
+  "reference",
+  "receivedAt",
+  "name",
+  "email",
+  "company",
+  "role",
+  "projectType",
+  "budget",
+  "timeline",
+  "description",
+  "attachmentName",
+  "attachmentType",
+  "attachmentSize",
+  "attachmentSha256",
+  "delivery",
+];
+
+/** Options as their labels (what ops read on the form), delivery as in the table. */
+export function exportRow(brief: StoredBrief): ExportRow {
+  const { record } = brief;
+  return {
+    reference: record.reference,
+    receivedAt: record.receivedAt,
+    name: record.name,
+    email: record.email,
+    company: record.company,
+    role: record.role,
+    projectType: projectTypeLabel(record.projectType),
+    budget: budgetLabel(record.budget),
+    timeline: timelineLabel(record.timeline),
+    description: record.description,
+    attachmentName: record.attachment?.originalName ?? null,
+    attachmentType: record.attachment?.contentType ?? null,
+    attachmentSize: record.attachment?.size ?? null,
+    attachmentSha256: record.attachment?.sha256 ?? null,
+    delivery: deliveryStatus(brief),
+  };
+}
+
+export const SUBSCRIBER_COLUMNS: readonly (keyof SubscriberRecord)[] = [
+  "email",
+  "topics",
+  "subscribedAt",
+  "updatedAt",
+];
+
+export function subscriberTableHeader(): string {
+  return `${[pad("EMAIL", 40), pad("SUBSCRIBED (UTC)", 16), pad("UPDATED (UTC)", 16), "TOPICS"].join(GAP)}\n`;
+}
+
+export function subscriberTableRow(subscriber: SubscriberRecord): string {
+  return `${[
+    pad(printable(subscriber.email), 40),
+    pad(utcTime(subscriber.subscribedAt), 16),
+    pad(utcTime(subscriber.updatedAt), 16),
+    printable(subscriber.topics.join(", ") || "—"),
+  ]
+    .join(GAP)
+    .trimEnd()}\n`;
+}

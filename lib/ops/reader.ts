@@ -1,0 +1,242 @@
+import { createHash } from "node:crypto";
+import type { Folder, ObjectStore } from "../inbox";
+import type { SubscriberRecord } from "../newsletter";
+import type { Delivery } from "../notify";
+import { InboxRecordError, OpsError } from "./errors";
+import { parseBriefRecord, parseDelivery, parseSubscriber, type StoredBrief } from "./records";
+
+/** `briefs/YYYY/MM/DD/<reference>/<file>` (or `spam/...`): the layout `saveBrief` writes. */
+const BRIEF_OBJECT = /^(briefs|spam)\/(\d{4})\/(\d{2})\/(\d{2})\/([^/]+)\/([^/]+)$/;
+
+/** Objects fetched at once while reading one day's briefs: enough to hide a remote store's latency. */
+const READ_CONCURRENCY = 8;
+
+export interface ReadBriefsOptions {
+  /** Only briefs received on this UTC day (`YYYY-MM-DD`) or later. */
+  since?: string;
+  /** Told about each brief that cannot be read; the listing goes on without it. */
+  onProblem?: (problem: InboxRecordError) => void;
+  /** Decides from `delivery.json` alone whether a brief is read at all (`null`: it has none). */
+  select?: (delivery: Delivery | null) => boolean;
+  now?: Date;
+}
+
+interface BriefFolder {
+  folder: string;
+  reference: string;
+  /** `YYYY-MM-DD`, from the path. */
+  day: string;
+  hasBrief: boolean;
+  hasDelivery: boolean;
+}
+
+/** Months are counted as `year * 12 + month - 1`, so that stepping back one is `- 1`. */
+function monthNumber(year: number, month: number): number {
+  return year * 12 + month - 1;
+}
+
+function monthPrefix(kind: Folder, month: number): string {
+  const year = Math.floor(month / 12);
+  return `${kind}/${String(year).padStart(4, "0")}/${String((month % 12) + 1).padStart(2, "0")}/`;
+}
+
+/** Whether the store holds anything under `prefix` (it stops at the first object). */
+async function hasAny(store: ObjectStore, prefix: string): Promise<boolean> {
+  for await (const _ of store.list(prefix)) return true;
+  return false;
+}
+
+/** The month of the oldest brief: the first one the store lists, since it lists in path order. */
+async function oldestMonth(store: ObjectStore, kind: Folder): Promise<number | null> {
+  for await (const info of store.list(`${kind}/`)) {
+    const match = BRIEF_OBJECT.exec(info.path);
+    if (match) return monthNumber(Number(match[2]), Number(match[3]));
+  }
+  return null;
+}
+
+/**
+ * The months to walk, newest first: from December of the current year (or of the oldest brief's,
+ * if this clock is behind it), extended year by year while the next year holds anything, so that
+ * briefs dated ahead of this machine's clock are not missed; down to the oldest brief's month, or
+ * the month of `since`. An empty month costs one listing that finds nothing.
+ */
+async function monthRange(
+  store: ObjectStore,
+  kind: Folder,
+  now: Date,
+  since?: string,
+): Promise<{ newest: number; oldest: number } | null> {
+  const oldest = since
+    ? monthNumber(Number(since.slice(0, 4)), Number(since.slice(5, 7)))
+    : await oldestMonth(store, kind);
+  if (oldest === null) return null;
+  let year = Math.max(now.getUTCFullYear(), Math.floor(oldest / 12));
+  while (await hasAny(store, `${kind}/${String(year + 1).padStart(4, "0")}/`)) year++;
+  return { newest: monthNumber(year, 12), oldest };
+}
+
+/** One month's brief folders, newest day first (one listing of the month's prefix). */
+async function listMonth(store: ObjectStore, kind: Folder, month: number): Promise<BriefFolder[][]> {
+  const folders = new Map<string, BriefFolder>();
+  for await (const info of store.list(monthPrefix(kind, month))) {
+    const match = BRIEF_OBJECT.exec(info.path);
+    if (!match) continue;
+    const [, , year, mm, dd, reference = "", file] = match;
+    const folder = info.path.slice(0, info.path.lastIndexOf("/"));
+    let entry = folders.get(folder);
+    if (!entry) {
+      entry = { folder, reference, day: `${year}-${mm}-${dd}`, hasBrief: false, hasDelivery: false };
+      folders.set(folder, entry);
+    }
+    if (file === "brief.json") entry.hasBrief = true;
+    if (file === "delivery.json") entry.hasDelivery = true;
+  }
+  // A folder without brief.json is a save that never reached its commit point: not a brief.
+  const days = new Map<string, BriefFolder[]>();
+  for (const entry of folders.values()) {
+    if (entry.hasBrief) days.set(entry.day, [...(days.get(entry.day) ?? []), entry]);
+  }
+  return [...days.entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([, list]) => list);
+}
+
+async function readBrief(
+  store: ObjectStore,
+  kind: Folder,
+  entry: BriefFolder,
+  select?: ReadBriefsOptions["select"],
+): Promise<StoredBrief | null> {
+  let delivery: Delivery | null = null;
+  if (entry.hasDelivery) {
+    const path = `${entry.folder}/delivery.json`;
+    const bytes = await store.get(path);
+    delivery = bytes === null ? null : parseDelivery(path, bytes);
+  }
+  if (select && !select(delivery)) return null;
+  const path = `${entry.folder}/brief.json`;
+  const bytes = await store.get(path);
+  if (bytes === null) return null; // removed since the listing
+  const record = parseBriefRecord(path, bytes);
+  if (record.reference !== entry.reference) {
+    throw new InboxRecordError(`${path} holds brief ${record.reference}, not ${entry.reference}`);
+  }
+  return { kind, folder: entry.folder, record, delivery };
+}
+
+/** Runs `work` over `items`, at most `limit` at once, keeping the order. */
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function newestFirst(a: StoredBrief, b: StoredBrief): number {
+  const key = (brief: StoredBrief) => `${brief.record.receivedAt} ${brief.record.reference}`;
+  return key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0;
+}
+
+/**
+ * The briefs under `briefs/` (or `spam/`), newest first, read as they are iterated: the store is
+ * listed one month at a time from the newest (see `monthRange`), and each day's briefs are read and sorted together,
+ * so a long listing starts at once and `since` stops it without touching anything older.
+ * A brief that cannot be read is passed to `onProblem` and left out; a store that cannot be reached
+ * throws `StoreUnavailableError`.
+ */
+export async function* readBriefs(
+  store: ObjectStore,
+  kind: Folder,
+  options: ReadBriefsOptions = {},
+): AsyncGenerator<StoredBrief> {
+  const { since, onProblem, select } = options;
+  const range = await monthRange(store, kind, options.now ?? new Date(), since);
+  if (range === null) return;
+  for (let month = range.newest; month >= range.oldest; month--) {
+    for (const day of await listMonth(store, kind, month)) {
+      if (since && (day[0]?.day ?? "") < since) return;
+      const briefs = await mapLimit(day, READ_CONCURRENCY, (entry) =>
+        readBrief(store, kind, entry, select).catch((error: unknown) => {
+          if (!(error instanceof InboxRecordError)) throw error;
+          onProblem?.(error);
+          return null;
+        }),
+      );
+      yield* briefs.filter((brief) => brief !== null).sort(newestFirst);
+    }
+  }
+}
+
+/** The brief with this (canonical) reference, real or caught by the honeypot; `null` when there is none. */
+export async function findBrief(
+  store: ObjectStore,
+  reference: string,
+  now = new Date(),
+): Promise<StoredBrief | null> {
+  for (const kind of ["briefs", "spam"] as const) {
+    const range = await monthRange(store, kind, now);
+    if (range === null) continue;
+    for (let month = range.newest; month >= range.oldest; month--) {
+      for (const day of await listMonth(store, kind, month)) {
+        const entry = day.find((candidate) => candidate.reference === reference);
+        if (entry) return readBrief(store, kind, entry);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The attached file's bytes, checked against `brief.json` (size and SHA-256): a file that is
+ * missing or differs from what was received throws, so a damaged file is never handed on.
+ */
+export async function readAttachment(store: ObjectStore, brief: StoredBrief): Promise<Uint8Array> {
+  const { attachment, reference } = brief.record;
+  if (!attachment) throw new OpsError(`Brief ${reference} has no attachment.`);
+  const path = `${brief.folder}/${attachment.filename}`;
+  const bytes = await store.get(path);
+  if (bytes === null) throw new OpsError(`The attachment of brief ${reference} is missing: no ${path}.`);
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  if (sha256 !== attachment.sha256 || bytes.byteLength !== attachment.size) {
+    throw new OpsError(
+      `The attachment of brief ${reference} does not match brief.json: ${path} has ${bytes.byteLength} bytes ` +
+        `with SHA-256 ${sha256}, brief.json says ${attachment.size} bytes with SHA-256 ${attachment.sha256}. ` +
+        `The stored file has been changed or damaged; nothing was written.`,
+    );
+  }
+  return bytes;
+}
+
+/** Every newsletter subscriber, newest first (all are read, to sort them). */
+export async function readSubscribers(
+  store: ObjectStore,
+  onProblem?: (problem: InboxRecordError) => void,
+): Promise<SubscriberRecord[]> {
+  const paths: string[] = [];
+  for await (const info of store.list("newsletter/subscribers/")) {
+    if (/^newsletter\/subscribers\/[^/]+\.json$/.test(info.path)) paths.push(info.path);
+  }
+  const records = await mapLimit(paths, READ_CONCURRENCY, async (path) => {
+    const bytes = await store.get(path);
+    if (bytes === null) return null;
+    try {
+      return parseSubscriber(path, bytes);
+    } catch (error) {
+      if (!(error instanceof InboxRecordError)) throw error;
+      onProblem?.(error);
+      return null;
+    }
+  });
+  return records
+    .filter((record) => record !== null)
+    .sort((a, b) => (a.subscribedAt < b.subscribedAt ? 1 : a.subscribedAt > b.subscribedAt ? -1 : 0));
+}

@@ -1,0 +1,149 @@
+import type { AttachmentUpload } from "../inbox";
+import {
+  CHANNEL_NAMES,
+  type ChannelName,
+  type Delivery,
+  type DeliveryOutcome,
+  describeFailure,
+  fanOut,
+  writeDelivery,
+} from "../notify";
+import type { InboxServices } from "../services";
+import { readAttachment } from "./reader";
+import type { StoredBrief } from "./records";
+
+/**
+ * A brief without `delivery.json` is only taken for lost once this long has passed since it was
+ * received beyond the channels' own bound: until then its notifications may still be running, and
+ * sending again would tell ops twice.
+ */
+export const PENDING_GRACE_MS = 60_000;
+
+/** What redelivering one brief did. */
+export interface RedeliveryResult {
+  reference: string;
+  /** The channels sent again, with how each did this time. */
+  attempted: Delivery;
+  /** Channels that failed but are not configured here, so could not be retried. */
+  unavailable: ChannelName[];
+  /** Why nothing was sent, or why the new outcome could not be recorded. */
+  error: string | null;
+  /** Why the brief was left alone though it looked undelivered (notifications maybe still running). */
+  waiting: string | null;
+  /** The channels as they stand now (what `delivery.json` says after this run). */
+  delivery: Delivery | null;
+}
+
+/** Whether `redeliver --failed` looks at a brief: a channel failed, or nothing was ever recorded. */
+export function needsRedelivery(delivery: Delivery | null): boolean {
+  return delivery === null || CHANNEL_NAMES.some((name) => delivery[name]?.ok === false);
+}
+
+/** True when the brief still lacks a channel after the run: the command then exits non-zero. */
+export function stillFailing(result: RedeliveryResult): boolean {
+  if (result.error !== null || result.unavailable.length > 0) return true;
+  if (result.waiting !== null) return false;
+  return result.delivery === null || CHANNEL_NAMES.some((name) => result.delivery?.[name]?.ok === false);
+}
+
+interface Plan {
+  retry: ChannelName[];
+  unavailable: ChannelName[];
+  waiting: string | null;
+}
+
+/**
+ * Which channels to send a brief to again. Those `delivery.json` records as failed, if they are
+ * configured here. A channel configured now but absent from the record is not added: it was not
+ * set up when the brief came in, and ops chose then who hears about it. A brief with no record at
+ * all (the process stopped before its notifications ended) goes to every configured channel, once
+ * it is old enough that its notifications cannot still be running.
+ */
+export function planRedelivery(
+  brief: StoredBrief,
+  configured: readonly ChannelName[],
+  notifyTimeoutMs: number,
+  now: Date,
+): Plan {
+  if (brief.delivery === null) {
+    const age = now.getTime() - new Date(brief.record.receivedAt).getTime();
+    if (age < notifyTimeoutMs + PENDING_GRACE_MS) {
+      const seconds = Math.max(0, Math.round(age / 1000));
+      return {
+        retry: [],
+        unavailable: [],
+        waiting: `received ${seconds} s ago with no delivery.json yet: its notifications may still be running`,
+      };
+    }
+    return { retry: [...configured], unavailable: [], waiting: null };
+  }
+  const delivery = brief.delivery;
+  const failed = CHANNEL_NAMES.filter((name) => delivery[name]?.ok === false);
+  return {
+    retry: failed.filter((name) => configured.includes(name)),
+    unavailable: failed.filter((name) => !configured.includes(name)),
+    waiting: null,
+  };
+}
+
+/**
+ * Sends a stored brief again through the channels that need it, with the app's own channels and
+ * `NOTIFY_TIMEOUT_MS`, and records the new outcomes in `delivery.json` (the others are kept).
+ * Honeypot catches are refused by the caller and never reach this. Never throws for a channel
+ * or an unreadable file: the result says what happened.
+ */
+export async function redeliverBrief(
+  services: InboxServices,
+  brief: StoredBrief,
+  now = new Date(),
+): Promise<RedeliveryResult> {
+  const { store, channels, config } = services;
+  const { record } = brief;
+  const configured = channels.map((channel) => channel.name);
+  const plan = planRedelivery(brief, configured, config.notifyTimeoutMs, now);
+  const result: RedeliveryResult = {
+    reference: record.reference,
+    attempted: {},
+    unavailable: plan.unavailable,
+    error: null,
+    waiting: plan.waiting,
+    delivery: brief.delivery,
+  };
+  if (plan.retry.length === 0) {
+    if (brief.delivery === null && plan.waiting === null) {
+      result.error =
+        "no notification channel is configured here (WEBHOOK_URL, or SMTP_URL with EMAIL_FROM and EMAIL_TO)";
+    }
+    return result;
+  }
+
+  let attachment: AttachmentUpload | null = null;
+  // Only the email carries the file; the webhook names it by its checksum.
+  if (record.attachment && plan.retry.includes("email")) {
+    try {
+      attachment = { record: record.attachment, chunks: [await readAttachment(store, brief)] };
+    } catch (error) {
+      result.error = `not sent: ${describeFailure(error)}`;
+      return result;
+    }
+  }
+  const retried = channels.filter((channel) => plan.retry.includes(channel.name));
+  result.attempted = await fanOut(
+    retried,
+    { record, attachment, folder: brief.folder },
+    config.notifyTimeoutMs,
+  );
+
+  const delivery: Delivery = {};
+  for (const name of CHANNEL_NAMES) {
+    const outcome: DeliveryOutcome | undefined = result.attempted[name] ?? brief.delivery?.[name];
+    if (outcome) delivery[name] = outcome;
+  }
+  try {
+    await writeDelivery(store, brief.folder, delivery);
+    result.delivery = delivery;
+  } catch (error) {
+    result.error = `sent, but delivery.json could not be written: ${describeFailure(error)}`;
+  }
+  return result;
+}

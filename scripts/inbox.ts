@@ -1,0 +1,23 @@
+/**
+ * The ops inbox tool: `npm run -s inbox -- <command>` (see `--help` and the README). The work is
+ * in lib/ops; this only connects it to the process, with the app's own configuration and services.
+ */
+import { getConfig } from "../lib/config";
+import { runInboxTool } from "../lib/ops";
+import { createInboxServices } from "../lib/services";
+
+// Piped into `head` and the like: the reader has gone, which is not a failure of the command.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
+void runInboxTool(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stderrIsTTY: process.stderr.isTTY === true,
+  cwd: process.cwd(),
+  services: () => createInboxServices(getConfig()),
+}).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,86 @@
+import { resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "@/lib/config";
+import { createStore } from "@/lib/inbox";
+import { routeBlobStorageTo } from "../support/blob-routing.mjs";
+import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
+import { describeInboxTool } from "../support/inbox-tool-suite";
+import { runInbox, storeBrief } from "../support/ops";
+
+/**
+ * The inbox tool's command tests on the Vercel Blob driver: the real @vercel/blob SDK, in the tool
+ * and in the test that fills the inbox, against the local stand-in. The test process is routed to
+ * it here; the tool's process through the backends' preload (NODE_OPTIONS), as `next start` is.
+ */
+
+const PRELOAD = resolve("tests/support/blob-preload.mjs");
+/** Small pages, so every listing the tool makes has to follow the SDK's cursor across several. */
+const PAGE_SIZE = 10;
+
+let standIn: BlobStandIn;
+let restoreDispatcher: () => void;
+const savedApiUrl = process.env.VERCEL_BLOB_API_URL;
+
+beforeAll(async () => {
+  standIn = await startBlobStandIn();
+  standIn.maxPageSize = PAGE_SIZE;
+  process.env.VERCEL_BLOB_API_URL = standIn.apiUrl;
+  restoreDispatcher = routeBlobStorageTo(standIn.origin);
+});
+
+afterAll(async () => {
+  restoreDispatcher?.();
+  if (savedApiUrl === undefined) delete process.env.VERCEL_BLOB_API_URL;
+  else process.env.VERCEL_BLOB_API_URL = savedApiUrl;
+  await standIn?.close();
+});
+
+async function openBlobInbox() {
+  standIn.objects.clear();
+  standIn.requests.length = 0;
+  standIn.fault = null;
+  const env = { BLOB_READ_WRITE_TOKEN: standIn.token };
+  return {
+    // The store the app would build from the same variables.
+    store: createStore(parseConfig(env)),
+    env: {
+      ...env,
+      VERCEL_BLOB_API_URL: standIn.apiUrl,
+      TEST_BLOB_STANDIN_ORIGIN: standIn.origin,
+      NODE_OPTIONS: `--import ${PRELOAD}`,
+    },
+    name: "the Vercel Blob inbox",
+    close: async () => {},
+  };
+}
+
+describeInboxTool({ name: "Vercel Blob", open: openBlobInbox });
+
+describe("inbox tool on the Vercel Blob driver: what it asks of the store", () => {
+  it("reads through the SDK, following list pages, and only downloads what it shows", async () => {
+    const inbox = await openBlobInbox();
+    const stored = [];
+    for (let index = 0; index < 25; index++) {
+      const minute = String(index).padStart(2, "0");
+      stored.push(await storeBrief(inbox.store, { receivedAt: `2025-12-24T10:${minute}:00.000Z` }));
+    }
+    await storeBrief(inbox.store, { receivedAt: "2025-11-30T10:00:00.000Z" });
+    standIn.requests.length = 0;
+
+    const result = await runInbox(["list", "--since", "2025-12-01"], { env: inbox.env });
+    expect(result.code).toBe(0);
+    const rows = result.stdout.split("\n").filter((line) => /^[A-Z0-9]{4}-/.test(line));
+    expect(rows.map((row) => row.slice(0, 19))).toEqual(
+      stored.map((brief) => brief.record.reference).reverse(),
+    );
+
+    const lists = standIn.requests.filter((request) => request.operation === "list");
+    const downloads = standIn.requests.filter((request) => request.operation === "download");
+    // 25 objects in December, 10 to a page: three pages, and nothing listed before December.
+    expect(lists.length).toBeGreaterThanOrEqual(3);
+    expect(downloads.map((request) => request.pathname).sort()).toEqual(
+      stored.map((brief) => `${brief.folder}/brief.json`).sort(),
+    );
+    expect(standIn.requests.every((request) => request.status < 400)).toBe(true);
+  });
+});

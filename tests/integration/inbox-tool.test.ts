@@ -1,0 +1,139 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseConfig } from "@/lib/config";
+import { createStore } from "@/lib/inbox";
+import { briefForm, postContact, validBrief } from "../support/contact";
+import { makePdf } from "../support/files";
+import { describeInboxTool } from "../support/inbox-tool-suite";
+import { runInbox } from "../support/ops";
+import { type AppServer, startApp, tempDir } from "../support/server";
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
+
+describeInboxTool({
+  name: "filesystem",
+  async open() {
+    const dir = await tempDir("ops-inbox-");
+    const env = { INBOX_DIR: dir };
+    // The store the app would build from the same variables.
+    return {
+      store: createStore(parseConfig(env)),
+      env,
+      name: `the filesystem inbox ${dir}`,
+      close: () => rm(dir, { recursive: true, force: true }),
+    };
+  },
+});
+
+describe("inbox tool: the command line", () => {
+  it("--help prints the usage on stdout and exits 0, through the npm script too", async () => {
+    const help = await runInbox(["list", "--help"], { env: {} });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npm run -s inbox -- <command> \[options\]/);
+    for (const command of ["list", "show", "attachment", "export", "subscribers", "redeliver", "spam"]) {
+      expect(help.stdout).toContain(`\n  ${command} `);
+    }
+    expect(help.stderr).toBe("");
+
+    // What the README tells ops to type.
+    const viaNpm = await promisify(execFile)("npm", ["run", "-s", "inbox", "--", "--help"]);
+    expect(viaNpm.stdout).toBe(help.stdout);
+  });
+
+  it.each([
+    [[], "no command given"],
+    [["frobnicate"], 'unknown command "frobnicate"'],
+    [["list", "--bogus"], "Unknown option '--bogus'"],
+    [["export", "--format", "xml"], 'unknown format "xml"'],
+    [["list", "--since", "2025-02-30"], "--since takes a day as YYYY-MM-DD"],
+  ])("%j is a usage error: the usage on stderr, nothing on stdout, exit 2", async (args, message) => {
+    const dir = await tempDir("ops-inbox-");
+    const result = await runInbox(args, { env: { INBOX_DIR: dir } });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain("Usage: npm run -s inbox");
+  });
+
+  it("a malformed variable stops it with the variable named, exit 1, as it stops the app", async () => {
+    const result = await runInbox(["list"], { env: { WEBHOOK_URL: "ftp://hooks.example" } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain('WEBHOOK_URL must be an http(s) URL, got "ftp://hooks.example"');
+  });
+});
+
+describe("inbox tool: a brief sent through the real contact route", () => {
+  let receiver: WebhookReceiver;
+  let app: AppServer;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    receiver.answer({ status: 503 });
+    env = {
+      INBOX_DIR: await tempDir("ops-app-inbox-"),
+      WEBHOOK_URL: `${receiver.url}/intake`,
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
+      NOTIFY_TIMEOUT_MS: "2000",
+    };
+    app = await startApp(env);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.stop();
+  });
+
+  it("is listed with its failed webhook, shown, its file saved intact, and redelivered once the receiver is back", async () => {
+    const pdf = makePdf("A brief through the route");
+    const response = await postContact(
+      app.url,
+      briefForm(validBrief({ name: "Katherine Johnson", company: "" }), {
+        bytes: pdf,
+        name: "orbit plan.pdf",
+      }),
+    );
+    const answer = (await response.json()) as { reference: string; forwarded: string[] };
+    expect(response.status).toBe(200);
+    expect(answer.forwarded).toEqual([]);
+    const { reference } = answer;
+
+    const list = await runInbox(["list"], { env });
+    expect(list.code).toBe(0);
+    const row = list.stdout.split("\n").find((line) => line.startsWith(reference)) ?? "";
+    expect(row).toMatch(
+      /Katherine Johnson\s+—\s+AI system\s+\$50k-\$100k\s+3-6 months\s+orbit plan\.pdf \(.+\)\s+webhook ✗$/,
+    );
+
+    const show = await runInbox(["show", reference.toLowerCase()], { env });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/webhook\s+✗ failed\s+.+UTC\s+answered HTTP 503/);
+    expect(show.stdout).toContain("  Name          orbit plan.pdf\n");
+
+    const file = await runInbox(["attachment", reference, "--out", "-"], { env });
+    expect(file.code).toBe(0);
+    expect(file.stdoutBytes.equals(Buffer.from(pdf))).toBe(true);
+
+    receiver.answer({ status: 204 });
+    const redeliver = await runInbox(["redeliver", "--failed"], { env });
+    expect(redeliver.code).toBe(0);
+    expect(redeliver.stdout).toContain(`${reference}  webhook ✓ delivered\n`);
+    // Sent twice in all, under one webhook-id, so the receiver can tell it is the same brief.
+    const requests = receiver.forReference(reference);
+    expect(requests).toHaveLength(2);
+    expect(new Set(requests.map((request) => request.headers["webhook-id"]))).toEqual(
+      new Set([`msg_${reference}`]),
+    );
+
+    const after = await runInbox(["list", "--json"], { env });
+    const [listed] = JSON.parse(after.stdout) as {
+      reference: string;
+      delivery: { webhook: { ok: boolean } };
+    }[];
+    expect(listed?.reference).toBe(reference);
+    expect(listed?.delivery.webhook.ok).toBe(true);
+  });
+});
