@@ -4,6 +4,7 @@ import { formatBytes } from "../http/body";
 import { ApiError, validationFailed } from "../http/errors";
 import {
   type AttachmentUpload,
+  type ObjectInfo,
   type ObjectStore,
   ObjectTooLargeError,
   StoreUnavailableError,
@@ -144,20 +145,33 @@ export async function claimStagedUpload(
   return typeof attachment === "string" ? attachment : { ...attachment, staged: pathname };
 }
 
+export interface StaleUploadOptions {
+  maxAgeMs?: number;
+  /** Only report what would be removed. */
+  dryRun?: boolean;
+  /** Called for each stale upload as it is removed (or, with `dryRun`, found). */
+  onStale?: (upload: ObjectInfo) => void | Promise<void>;
+}
+
 /**
  * Removes staged uploads older than `STAGED_UPLOAD_MAX_AGE_MS` at `now`: files uploaded for a form
- * that was never sent, or refused. A claimed upload is deleted when its brief is stored, so what
- * is left here is litter. Returns the paths removed.
+ * that was never sent, or was refused. A claimed upload is deleted when its brief is stored, so
+ * what is left here is litter; an hour is far past a token's 10 minutes plus the time to send the
+ * form. Everything is listed before anything is deleted. Returns the uploads removed.
  */
 export async function collectStaleUploads(
   store: ObjectStore,
   now: Date,
-  maxAgeMs = STAGED_UPLOAD_MAX_AGE_MS,
-): Promise<string[]> {
-  const stale: string[] = [];
-  for await (const object of store.list(STAGING_PREFIX)) {
-    if (now.getTime() - object.uploadedAt.getTime() > maxAgeMs) stale.push(object.path);
+  options: StaleUploadOptions = {},
+): Promise<ObjectInfo[]> {
+  const maxAgeMs = options.maxAgeMs ?? STAGED_UPLOAD_MAX_AGE_MS;
+  const stale: ObjectInfo[] = [];
+  for await (const upload of store.list(STAGING_PREFIX)) {
+    if (now.getTime() - upload.uploadedAt.getTime() > maxAgeMs) stale.push(upload);
   }
-  for (const path of stale) await store.delete(path);
+  for (const upload of stale) {
+    if (!options.dryRun) await store.delete(upload.path);
+    await options.onStale?.(upload);
+  }
   return stale;
 }

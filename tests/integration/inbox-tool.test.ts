@@ -32,7 +32,16 @@ describe("inbox tool: the command line", () => {
     const help = await runInbox(["list", "--help"], { env: {} });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: npm run -s inbox -- <command> \[options\]/);
-    for (const command of ["list", "show", "attachment", "export", "subscribers", "redeliver", "spam"]) {
+    for (const command of [
+      "list",
+      "show",
+      "attachment",
+      "export",
+      "subscribers",
+      "redeliver",
+      "spam",
+      "gc",
+    ]) {
       expect(help.stdout).toContain(`\n  ${command} `);
     }
     expect(help.stderr).toBe("");
@@ -55,6 +64,15 @@ describe("inbox tool: the command line", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(message);
     expect(result.stderr).toContain("Usage: npm run -s inbox");
+  });
+
+  it("gc on the filesystem inbox finds no staged uploads (files only travel in the form there)", async () => {
+    const dir = await tempDir("ops-inbox-");
+    const result = await runInbox(["gc"], { env: { INBOX_DIR: dir } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n`,
+    );
   });
 
   it("a malformed variable stops it with the variable named, exit 1, as it stops the app", async () => {

@@ -267,7 +267,16 @@ describe("collectStaleUploads", () => {
     const ancient = standIn.objects.get("briefs/2020/01/01/REF/attachment.pdf");
     if (ancient) ancient.uploadedAt = new Date("2020-01-01T00:00:00Z");
 
-    expect(await collectStaleUploads(store, new Date())).toEqual([`staging/${ID}/old.pdf`]);
+    const dry = await collectStaleUploads(store, new Date(), { dryRun: true });
+    expect(dry.map((upload) => upload.path)).toEqual([`staging/${ID}/old.pdf`]);
+    expect(standIn.objects.size).toBe(3);
+
+    const removed: string[] = [];
+    const collected = await collectStaleUploads(store, new Date(), {
+      onStale: (upload) => void removed.push(upload.path),
+    });
+    expect(collected.map((upload) => upload.path)).toEqual([`staging/${ID}/old.pdf`]);
+    expect(removed).toEqual([`staging/${ID}/old.pdf`]);
     expect([...standIn.objects.keys()].sort()).toEqual([
       "briefs/2020/01/01/REF/attachment.pdf",
       `staging/${ID}/fresh.pdf`,
