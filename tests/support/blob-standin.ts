@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { createSecureServer, type Http2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -61,8 +62,14 @@ export interface ClientTokenPayload {
 }
 
 export interface BlobStandInOptions {
-  /** Listen on this port instead of a free one (browser tests, which need a fixed address). */
+  /** Listen on this port instead of a free one. */
   port?: number;
+  /**
+   * Also serve the API over TLS with HTTP/2 on this port, for a browser: the SDK in a browser calls
+   * `https://vercel.com/api/blob` and streams uploads, which Chromium does only over HTTP/2. The
+   * browser tests resolve vercel.com to this listener.
+   */
+  browser?: { port: number; key: string; cert: string };
   /** Use this read-write token (and the store id in it) instead of a random one. */
   token?: string;
 }
@@ -163,13 +170,21 @@ export async function startBlobStandIn(options: BlobStandInOptions = {}): Promis
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = (req.headers.host ?? "").toLowerCase();
+    const authority = req.headers[":authority"];
+    const host = (req.headers.host ?? (typeof authority === "string" ? authority : "")).toLowerCase();
     const url = new URL(req.url ?? "/", "http://stand-in");
     const method = req.method ?? "GET";
     const storage = STORAGE_HOST.exec(host);
 
     if (!storage && method === "OPTIONS") {
-      res.writeHead(204, CORS_HEADERS).end();
+      // A preflight: `*` does not cover Authorization, so the requested headers are named.
+      const requested = req.headers["access-control-request-headers"];
+      res
+        .writeHead(204, {
+          ...CORS_HEADERS,
+          ...(typeof requested === "string" ? { "access-control-allow-headers": requested } : {}),
+        })
+        .end();
       return;
     }
 
@@ -413,16 +428,36 @@ export async function startBlobStandIn(options: BlobStandInOptions = {}): Promis
     }
   }
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: "internal_server_error", message: String(error) } }));
     });
-  });
+  };
+  const server = createServer(serve);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
+  // The HTTP/2 compatibility API's request and response stand in for http's where it matters here.
+  const secure = options.browser
+    ? createSecureServer(
+        { key: options.browser.key, cert: options.browser.cert, allowHTTP1: true },
+        (req, res) => serve(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+      )
+    : null;
+  const sessions = new Set<Http2Session>();
+  if (secure && options.browser) {
+    const { port } = options.browser;
+    secure.on("session", (session) => {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+    });
+    await new Promise<void>((resolve, reject) => {
+      secure.once("error", reject);
+      secure.listen(port, "127.0.0.1", () => resolve());
+    });
+  }
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
 
@@ -445,11 +480,16 @@ export async function startBlobStandIn(options: BlobStandInOptions = {}): Promis
     set maxPageSize(size: number) {
       state.maxPageSize = size;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const session of sessions) session.destroy();
+      await Promise.all([
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+        secure && new Promise<void>((resolve) => secure.close(() => resolve())),
+      ]);
+    },
   };
 }
 
