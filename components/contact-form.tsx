@@ -134,6 +134,8 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
   const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const formRef = useRef<HTMLFormElement>(null);
   const sentHeadingRef = useRef<HTMLHeadingElement>(null);
+  /** The last file uploaded ahead of the form, so sending again after a refusal does not upload it twice. */
+  const uploaded = useRef<{ file: File; path: string } | null>(null);
   const [errors, setErrors] = useState<Errors>(initialErrors);
   const [status, setStatus] = useState<Status>(
     initialMessage ? { kind: "failed", message: initialMessage } : { kind: "idle" },
@@ -175,19 +177,24 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
       );
     try {
       if (chosen && directUpload) {
-        const staged = await uploadAhead(chosen, showProgress);
+        const staged =
+          uploaded.current?.file === chosen ? uploaded.current.path : await uploadAhead(chosen, showProgress);
         if (typeof staged !== "string") {
           refused(staged, true);
           return;
         }
+        uploaded.current = { file: chosen, path: staged };
         data.delete("brief");
         data.set("briefUpload", staged);
+        showProgress(1);
       }
       const answer = await post(data, directUpload ? () => {} : showProgress);
       if (answer.status === 200 && answer.body?.reference) {
         setStatus({ kind: "sent", reference: answer.body.reference });
         return;
       }
+      // A refused or missing upload is not offered again; any other refusal leaves it for the retry.
+      if (answer.body?.fields?.brief) uploaded.current = null;
       refused(answer, false);
     } catch {
       setStatus({ kind: "failed", message: contactErrorMessage("network") });

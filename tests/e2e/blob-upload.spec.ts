@@ -195,3 +195,36 @@ test("past the upload limit, the form says when to try again and keeps what was 
   // Nothing was uploaded.
   expect(traffic.blobApi).toEqual([]);
 });
+
+test("sent again after a refusal, the form reuses its upload instead of sending the file twice", async ({
+  page,
+}) => {
+  const traffic = watchTraffic(page);
+  // Five briefs from this test's address use up its contact budget; its upload budget is its own.
+  for (let i = 0; i < 5; i++) {
+    const response = await page.request.post("/api/contact", {
+      multipart: {
+        name: "Rate Limit",
+        email: "limit@example.com",
+        projectType: "other",
+        budget: "undecided",
+        timeline: "exploring",
+        description: "Filling the rate-limit budget for this test's client address.",
+        consent: "on",
+      },
+    });
+    expect(response.status()).toBe(200);
+  }
+  await fillBrief(page);
+  await page
+    .getByLabel("Attach a brief")
+    .setInputFiles({ name: "brief.png", mimeType: "image/png", buffer: Buffer.from(makePng(8, 8)) });
+  const status = page.locator("#contact").getByRole("status");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const answer = page.waitForResponse((response) => response.url().endsWith("/api/contact"));
+    await page.getByRole("button", { name: "Send brief" }).click();
+    expect((await answer).status()).toBe(429);
+    await expect(status).toContainText(/try again in/);
+  }
+  expect(traffic.blobApi.map(({ method }) => method)).toEqual(["PUT"]);
+});
