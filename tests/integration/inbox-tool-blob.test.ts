@@ -1,3 +1,4 @@
+import { readdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
@@ -6,6 +7,7 @@ import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { describeInboxTool } from "../support/inbox-tool-suite";
 import { runInbox, storeBrief } from "../support/ops";
+import { tempDir } from "../support/server";
 
 /**
  * The inbox tool's command tests on the Vercel Blob driver: the real @vercel/blob SDK, in the tool
@@ -82,6 +84,27 @@ describe("inbox tool on the Vercel Blob driver: what it asks of the store", () =
       stored.map((brief) => `${brief.folder}/brief.json`).sort(),
     );
     expect(standIn.requests.every((request) => request.status < 400)).toBe(true);
+  });
+
+  it("a store that fails while exporting stops the export with exit 1, and leaves no partial file", async () => {
+    const inbox = await openBlobInbox();
+    // Exported before the failure: a partial file would hold its row.
+    await storeBrief(inbox.store, { receivedAt: "2025-12-24T10:00:00.000Z" });
+    const broken = await storeBrief(inbox.store, { receivedAt: "2025-12-23T10:00:00.000Z" });
+    standIn.fault = {
+      match: ({ operation, pathname }) =>
+        operation === "download" && pathname === `${broken.folder}/brief.json`,
+      status: 500,
+    };
+    const cwd = await tempDir("ops-cwd-");
+    const result = await runInbox(["export", "--format", "csv", "--out", "briefs.csv"], {
+      env: inbox.env,
+      cwd,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("inbox: the inbox could not be read:");
+    expect(result.stderr).toContain(broken.record.reference);
+    expect(await readdir(cwd)).toEqual([]);
   });
 });
 
