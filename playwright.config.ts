@@ -1,6 +1,13 @@
 import { existsSync } from "node:fs";
 import { defineConfig } from "@playwright/test";
-import { E2E_INBOX, E2E_PORT, E2E_URL } from "./tests/e2e/env";
+import {
+  E2E_BLOB_API_PORT,
+  E2E_BLOB_PORT,
+  E2E_BLOB_URL,
+  E2E_INBOX,
+  E2E_PORT,
+  E2E_URL,
+} from "./tests/e2e/env";
 
 /** Debian's Chromium where it is installed (CI, this project's machines); else Playwright's own browser. */
 const systemChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
@@ -26,17 +33,52 @@ export default defineConfig({
         : [],
     },
   },
-  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
-  webServer: {
-    command: `node node_modules/next/dist/bin/next start --port ${E2E_PORT} --hostname 127.0.0.1`,
-    url: `${E2E_URL}/api/health`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-    env: {
-      NODE_ENV: "production",
-      SITE_URL: E2E_URL,
-      INBOX_DIR: E2E_INBOX,
-      IP_HASH_SALT: "e2e",
+  projects: [
+    // The filesystem inbox: files travel in the form.
+    { name: "chromium", use: { browserName: "chromium" }, testIgnore: /blob-.*\.spec\.ts$/ },
+    // The Vercel Blob inbox: files are uploaded ahead of the form, to a stand-in for Blob.
+    {
+      name: "chromium-blob",
+      testMatch: /blob-.*\.spec\.ts$/,
+      use: {
+        browserName: "chromium",
+        baseURL: E2E_BLOB_URL,
+        // The stand-in's certificate for vercel.com is a throwaway one of its own.
+        ignoreHTTPSErrors: true,
+        launchOptions: {
+          executablePath: systemChromium,
+          args: [
+            ...(runningAsRoot
+              ? ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+              : []),
+            // The SDK in the page calls https://vercel.com/api/blob: vercel.com resolves to the
+            // stand-in's HTTPS listener, and every other name to nothing, so the browser can reach
+            // no real host at all.
+            `--host-resolver-rules=MAP vercel.com 127.0.0.1:${E2E_BLOB_API_PORT}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`,
+          ],
+        },
+      },
     },
-  },
+  ],
+  webServer: [
+    {
+      command: `node node_modules/next/dist/bin/next start --port ${E2E_PORT} --hostname 127.0.0.1`,
+      url: `${E2E_URL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: {
+        NODE_ENV: "production",
+        SITE_URL: E2E_URL,
+        INBOX_DIR: E2E_INBOX,
+        IP_HASH_SALT: "e2e",
+      },
+    },
+    {
+      command: "node --import tsx tests/e2e/blob-server.ts",
+      url: `${E2E_BLOB_URL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+      env: { E2E_BLOB_PORT: String(E2E_BLOB_PORT) },
+    },
+  ],
 });

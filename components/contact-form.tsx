@@ -12,6 +12,7 @@ import {
   TIMELINES,
   type BriefFormField,
 } from "@/lib/schemas/brief";
+import { declaredUploadType, newStagingId, stagedUploadPath } from "@/lib/schemas/staged-upload";
 import { fieldMessages } from "@/lib/schemas/text";
 import { contactErrorMessage } from "./form-messages";
 import { NextSteps } from "./next-steps";
@@ -30,12 +31,61 @@ interface ContactFormProps {
   /** Set when a browser without JavaScript was sent back here by the server. */
   initialErrors?: Errors;
   initialMessage?: string;
+  /**
+   * The inbox is a Vercel Blob store: a chosen file is uploaded straight to it first (a function
+   * on Vercel takes at most 4.5 MB), and the form carries the upload's path in `briefUpload`.
+   */
+  directUpload?: boolean;
 }
 
 interface Answer {
   status: number;
   body: { reference?: string; error?: string; fields?: Record<string, string> } | null;
   retryAfter: number | null;
+}
+
+/** An answer's body, status and wait, whichever way it arrived. */
+async function readAnswer(response: Response): Promise<Answer> {
+  let body: Answer["body"] = null;
+  try {
+    body = (await response.json()) as Answer["body"];
+  } catch {
+    // not JSON: described by the status alone
+  }
+  const retryAfter = Number(response.headers.get("Retry-After"));
+  return { status: response.status, body, retryAfter: retryAfter > 0 ? retryAfter : null };
+}
+
+/**
+ * Uploads the file to the Blob store under a fresh staging path: a token from our own endpoint,
+ * then the SDK's client `put` (with progress). The token is fetched here rather than through the
+ * SDK's `upload()`, which reduces every refusal to "failed to retrieve the client token": the form
+ * needs the status and `Retry-After` to say what happened. Returns the path, or the refusal.
+ */
+async function uploadAhead(file: File, onProgress: (fraction: number) => void): Promise<string | Answer> {
+  const pathname = stagedUploadPath(newStagingId(), file.name);
+  const response = await fetch("/api/contact/upload", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({
+      type: "blob.generate-client-token",
+      payload: { pathname, clientPayload: null, multipart: false },
+    }),
+  });
+  if (!response.ok) return readAnswer(response);
+  const { clientToken } = (await response.json()) as { clientToken: string };
+  const { put } = await import("@vercel/blob/client");
+  try {
+    const blob = await put(pathname, file, {
+      access: "private",
+      token: clientToken,
+      contentType: declaredUploadType(file.name) ?? undefined,
+      onUploadProgress: ({ percentage }) => onProgress(percentage / 100),
+    });
+    return blob.pathname;
+  } catch {
+    return { status: 0, body: { error: "upload_failed" }, retryAfter: null };
+  }
 }
 
 /** XHR rather than fetch: only XHR reports upload progress. */
@@ -80,15 +130,16 @@ function validate(data: FormData): Errors {
   return errors;
 }
 
-export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormProps) {
+export function ContactForm({ initialErrors = {}, initialMessage, directUpload = false }: ContactFormProps) {
   const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const formRef = useRef<HTMLFormElement>(null);
   const sentHeadingRef = useRef<HTMLHeadingElement>(null);
+  /** The last file uploaded ahead of the form, so sending again after a refusal does not upload it twice. */
+  const uploaded = useRef<{ file: File; path: string } | null>(null);
   const [errors, setErrors] = useState<Errors>(initialErrors);
   const [status, setStatus] = useState<Status>(
     initialMessage ? { kind: "failed", message: initialMessage } : { kind: "idle" },
   );
-  const [hasFile, setHasFile] = useState(false);
 
   useEffect(() => {
     if (status.kind === "sent") sentHeadingRef.current?.focus();
@@ -115,28 +166,52 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
     // An unchosen file input still sends an empty part; leave it out instead.
     const file = data.get("brief");
     if (file instanceof File && file.name === "" && file.size === 0) data.delete("brief");
+    const chosen = file instanceof File && data.has("brief") ? file : null;
 
-    setStatus({ kind: "sending", progress: hasFile ? 0 : null });
-    try {
-      const answer = await post(data, (fraction) =>
-        setStatus((current) =>
-          current.kind === "sending" && hasFile ? { ...current, progress: fraction } : current,
-        ),
+    setStatus({ kind: "sending", progress: chosen ? 0 : null });
+    const showProgress = (fraction: number) =>
+      setStatus((current) =>
+        current.kind === "sending" && current.progress !== null
+          ? { ...current, progress: fraction }
+          : current,
       );
+    try {
+      if (chosen && directUpload) {
+        const staged =
+          uploaded.current?.file === chosen ? uploaded.current.path : await uploadAhead(chosen, showProgress);
+        if (typeof staged !== "string") {
+          refused(staged, true);
+          return;
+        }
+        uploaded.current = { file: chosen, path: staged };
+        data.delete("brief");
+        data.set("briefUpload", staged);
+        showProgress(1);
+      }
+      const answer = await post(data, directUpload ? () => {} : showProgress);
       if (answer.status === 200 && answer.body?.reference) {
         setStatus({ kind: "sent", reference: answer.body.reference });
         return;
       }
-      const serverErrors = (answer.body?.fields ?? {}) as Errors;
-      setErrors(serverErrors);
-      setStatus({
-        kind: "failed",
-        message: contactErrorMessage(answer.body?.error ?? null, answer.retryAfter),
-      });
-      focusFirstInvalid(serverErrors);
+      // A refused or missing upload is not offered again; any other refusal leaves it for the retry.
+      if (answer.body?.fields?.brief) uploaded.current = null;
+      refused(answer, false);
     } catch {
       setStatus({ kind: "failed", message: contactErrorMessage("network") });
     }
+  }
+
+  /** Shows why the server said no, next to the fields it names; `upload`: the file's upload did. */
+  function refused(answer: Answer, upload: boolean) {
+    const code = answer.body?.error ?? null;
+    const serverErrors: Errors = upload
+      ? code === "validation_failed" || code === "upload_failed"
+        ? { brief: "This file could not be uploaded. Try again, or choose another file." }
+        : {}
+      : ((answer.body?.fields ?? {}) as Errors);
+    setErrors(serverErrors);
+    setStatus({ kind: "failed", message: contactErrorMessage(code, answer.retryAfter) });
+    focusFirstInvalid(serverErrors);
   }
 
   /** After a failed attempt, a corrected field loses its message as the visitor fixes it. */
@@ -224,7 +299,6 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
               {...props}
               type="file"
               accept={ATTACHMENT_ACCEPT}
-              onChange={(event) => setHasFile((event.target.files?.length ?? 0) > 0)}
               className="block w-full text-sm text-muted file:mr-4 file:rounded-lg file:border-0 file:bg-indigo-50 file:px-4 file:py-2 file:font-semibold file:text-accent hover:file:bg-indigo-100"
             />
           )}

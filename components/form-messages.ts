@@ -24,6 +24,10 @@ export function contactErrorMessage(code: string | null, retryAfterSeconds: numb
       return "Your browser sent the form in a way we could not read. Reload the page and try again.";
     case "network":
       return "We could not reach the server. Check your connection and try again.";
+    case "upload_failed":
+      return "Your file could not be uploaded. Check your connection and send again.";
+    case "upload_unavailable":
+      return "This page is out of date. Reload it and send your brief again.";
     default:
       return "Something went wrong on our side. Please try again in a moment.";
   }

@@ -137,6 +137,7 @@ const rawEnvSchema = z.object({
   UPSTASH_REDIS_REST_TOKEN: optional,
   CONTACT_RATE_LIMIT: optional,
   NEWSLETTER_RATE_LIMIT: optional,
+  UPLOAD_RATE_LIMIT: optional,
   WEBHOOK_URL: optional,
   WEBHOOK_SECRET: optional,
   SMTP_URL: optional,
@@ -152,7 +153,8 @@ export interface Config {
   trustedProxyHops: number;
   inbox: { driver: "filesystem"; dir: string } | { driver: "vercel-blob"; token: string };
   redis: { url: string; token: string } | null;
-  rateLimits: { contact: RateLimitRule; newsletter: RateLimitRule };
+  /** `upload`: upload tokens issued by `POST /api/contact/upload` (direct-to-Blob attachments). */
+  rateLimits: { contact: RateLimitRule; newsletter: RateLimitRule; upload: RateLimitRule };
   webhook: { url: string; secret: string | null } | null;
   email: { smtpUrl: string; from: Mailbox; to: readonly string[] } | null;
   notifyTimeoutMs: number;
@@ -187,6 +189,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     source: "5/10m",
   });
   const newsletter = read(raw.NEWSLETTER_RATE_LIMIT, rateLimitRule("NEWSLETTER_RATE_LIMIT"), {
+    limit: 10,
+    windowMs: 600_000,
+    source: "10/10m",
+  });
+  const upload = read(raw.UPLOAD_RATE_LIMIT, rateLimitRule("UPLOAD_RATE_LIMIT"), {
     limit: 10,
     windowMs: 600_000,
     source: "10/10m",
@@ -265,7 +272,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       ? { driver: "vercel-blob", token: raw.BLOB_READ_WRITE_TOKEN }
       : { driver: "filesystem", dir: raw.INBOX_DIR ?? ".data/inbox" },
     redis,
-    rateLimits: { contact, newsletter },
+    rateLimits: { contact, newsletter, upload },
     webhook,
     email,
     notifyTimeoutMs,

@@ -1,6 +1,8 @@
 import { ContactForm } from "@/components/contact-form";
 import { contactErrorMessage } from "@/components/form-messages";
 import { readContactFormReturn } from "@/lib/contact/redirect";
+import { acceptsStagedUploads } from "@/lib/contact/staging";
+import { getServices } from "@/lib/services";
 
 const SERVICES = [
   {
@@ -30,6 +32,8 @@ export default async function HomePage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const returned = readContactFormReturn(await searchParams);
+  // Where the inbox is a Blob store, the form uploads a file ahead of itself (see ContactForm).
+  const directUpload = acceptsStagedUploads(getServices().store);
 
   return (
     <>
@@ -101,6 +105,7 @@ export default async function HomePage({
         </p>
         <div className="mt-10">
           <ContactForm
+            directUpload={directUpload}
             initialErrors={returned?.errors}
             initialMessage={returned ? contactErrorMessage(returned.code, returned.retryAfter) : undefined}
           />

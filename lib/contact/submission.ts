@@ -1,11 +1,11 @@
-import { createHash } from "node:crypto";
-import { cleanFileName, inspectAttachment } from "../attachments";
 import { formatBytes } from "../format";
 import { type MultipartForm, type MultipartLimits, type UploadedFile } from "../http/body";
 import { validationFailed } from "../http/errors";
-import type { AttachmentUpload } from "../inbox";
+import type { AttachmentUpload, ObjectStore } from "../inbox";
 import { BRIEF_FIELDS, briefSchema, MAX_ATTACHMENT_BYTES, type Brief } from "../schemas/brief";
 import { fieldMessages } from "../schemas/text";
+import { describeAttachment } from "./attachment";
+import { claimStagedUpload, STAGED_UPLOAD_NOT_FOUND } from "./staging";
 
 /** The largest contact request: the 10 MiB file plus room for the fields and multipart framing. */
 export const CONTACT_BODY_LIMIT = 11 * 1024 * 1024;
@@ -22,6 +22,9 @@ export const CONTACT_FORM_LIMITS: MultipartLimits = {
 /** The honeypot: a field people never see, so never fill. */
 export const HONEYPOT_FIELD = "website";
 
+/** The path of a file uploaded ahead of the form (Blob inbox only), sent instead of a `brief` file. */
+export const STAGED_UPLOAD_FIELD = "briefUpload";
+
 export interface Submission {
   brief: Brief;
   /** The file, type detected from its bytes; `null` when none was attached. */
@@ -32,8 +35,15 @@ export interface Submission {
 
 const TEXT_FIELDS = [...BRIEF_FIELDS, HONEYPOT_FIELD] as const;
 
-/** Validates a parsed contact form: every field rule at once, then the attachment from its bytes. */
-export async function validateSubmission(form: MultipartForm): Promise<Submission> {
+/**
+ * Validates a parsed contact form: every field rule at once, then the attachment from its bytes.
+ * `staging` is the store files are uploaded to ahead of the form, or `null` where that is not
+ * available (the filesystem inbox): `briefUpload` is then refused.
+ */
+export async function validateSubmission(
+  form: MultipartForm,
+  staging: ObjectStore | null = null,
+): Promise<Submission> {
   const problems: Record<string, string> = {};
   const input: Record<string, string> = {};
 
@@ -50,7 +60,7 @@ export async function validateSubmission(form: MultipartForm): Promise<Submissio
   const parsed = briefSchema.safeParse(input);
   if (!parsed.success) Object.assign(problems, { ...fieldMessages(parsed.error), ...problems });
 
-  const file = await attachmentFrom(form);
+  const file = await attachmentFrom(form, staging);
   if (typeof file === "string") problems.brief = file;
 
   if (!parsed.success || Object.keys(problems).length > 0) {
@@ -64,37 +74,43 @@ export async function validateSubmission(form: MultipartForm): Promise<Submissio
 }
 
 /** The attachment, or a message saying why it is refused. */
-async function attachmentFrom(form: MultipartForm): Promise<AttachmentUpload | null | string> {
+async function attachmentFrom(
+  form: MultipartForm,
+  staging: ObjectStore | null,
+): Promise<AttachmentUpload | null | string> {
   const files = form.files.get("brief") ?? [];
-  if (form.fields.has("briefUpload")) {
-    return "Uploading ahead of the form is not available on this server; attach the file to the form.";
-  }
   // A text part named brief with anything in it (even bytes that are not text) is not a file.
   if (form.fields.get("brief")?.some((field) => field.value !== "" || field.invalidEncoding)) {
     return "Attach the brief as a file.";
   }
   if (files.length > 1) return "Attach one file only.";
   const file = files[0];
-  return file ? checkFile(file) : null;
+
+  const staged = stagedPath(form);
+  if (staged === null) return file ? checkFile(file) : null;
+  if (!staging) {
+    return "Uploading ahead of the form is not available on this server; attach the file to the form.";
+  }
+  if (typeof staged !== "string") return staged.problem;
+  if (file) return "Attach the file to the form or upload it ahead of the form, not both.";
+  return claimStagedUpload(staging, staged);
+}
+
+/** `briefUpload`'s value; `null` when it is absent or empty (an empty optional field is absent). */
+function stagedPath(form: MultipartForm): string | null | { problem: string } {
+  if (form.files.has(STAGED_UPLOAD_FIELD))
+    return { problem: "Send the upload's path as text, not as a file." };
+  const values = (form.fields.get(STAGED_UPLOAD_FIELD) ?? []).filter(
+    (field) => field.value !== "" || field.invalidEncoding,
+  );
+  if (values.length === 0) return null;
+  if (values.length > 1) return { problem: "Send one uploaded file only." };
+  const [only] = values;
+  // A path that is too long or not UTF-8 names no upload of ours: the claim refuses it as foreign.
+  return only && !only.truncated && !only.invalidEncoding ? only.value : { problem: STAGED_UPLOAD_NOT_FOUND };
 }
 
 async function checkFile(file: UploadedFile): Promise<AttachmentUpload | string> {
   if (file.truncated) return `The file is larger than ${formatBytes(MAX_ATTACHMENT_BYTES)}.`;
-  const originalName = cleanFileName(file.filename);
-  const inspection = await inspectAttachment(file.chunks, originalName);
-  if (!inspection.ok) return inspection.message;
-  const { type } = inspection;
-
-  const hash = createHash("sha256");
-  for (const chunk of file.chunks) hash.update(chunk);
-  return {
-    record: {
-      filename: `attachment.${type.ext}`,
-      originalName,
-      contentType: type.contentType,
-      size: file.size,
-      sha256: hash.digest("hex"),
-    },
-    chunks: file.chunks,
-  };
+  return describeAttachment(file.chunks, file.filename);
 }

@@ -1,10 +1,12 @@
-import { BlobError, BlobPreconditionFailedError, del, get, list, put } from "@vercel/blob";
+import { BlobError, BlobPreconditionFailedError, copy, del, get, list, put } from "@vercel/blob";
 import {
   assertObjectPath,
   assertObjectPrefix,
+  type GetOptions,
   type ObjectBody,
   type ObjectInfo,
   type ObjectStore,
+  ObjectTooLargeError,
   type StoreCallOptions,
   StoreUnavailableError,
 } from "./types";
@@ -59,16 +61,36 @@ export class BlobStore implements ObjectStore {
     }
   }
 
-  async get(path: string, options: StoreCallOptions = {}): Promise<Uint8Array | null> {
+  async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
     assertObjectPath(path);
-    return this.call(`read ${path}`, options, async (abortSignal) => {
-      // Private blobs are read from the store's own host with the token; `useCache: false` reads
-      // the latest write instead of a copy cached at the edge.
-      const result = await get(path, { access: "private", token: this.token, useCache: false, abortSignal });
-      if (result === null) return null;
-      if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
-      return new Uint8Array(await new Response(result.stream).arrayBuffer());
-    });
+    const { maxBytes } = options;
+    return this.call(
+      `read ${path}`,
+      options,
+      async (abortSignal) => {
+        // Private blobs are read from the store's own host with the token; `useCache: false` reads
+        // the latest write instead of a copy cached at the edge.
+        const result = await get(path, {
+          access: "private",
+          token: this.token,
+          useCache: false,
+          abortSignal,
+        });
+        if (result === null) return null;
+        if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
+        if (maxBytes === undefined) return new Uint8Array(await new Response(result.stream).arrayBuffer());
+        return readAtMost(result.stream, result.blob.size, maxBytes, path);
+      },
+      (error) => error instanceof ObjectTooLargeError,
+    );
+  }
+
+  async copy(from: string, to: string, contentType: string, options: StoreCallOptions = {}) {
+    assertObjectPath(from);
+    assertObjectPath(to);
+    await this.call(`copy ${from} to ${to}`, options, (abortSignal) =>
+      copy(from, to, this.writeOptions(contentType, true, abortSignal)),
+    );
   }
 
   async delete(path: string, options: StoreCallOptions = {}): Promise<void> {
@@ -146,6 +168,37 @@ export class BlobStore implements ObjectStore {
       outer?.removeEventListener("abort", stop);
     }
   }
+}
+
+/**
+ * A blob's bytes, refusing one over `maxBytes`: at once when its declared length says so, else as
+ * soon as the counted bytes pass the bound. The stream is cancelled either way.
+ */
+async function readAtMost(
+  stream: ReadableStream<Uint8Array>,
+  declaredSize: number,
+  maxBytes: number,
+  path: string,
+): Promise<Uint8Array> {
+  if (declaredSize > maxBytes) {
+    await stream.cancel().catch(() => {});
+    throw new ObjectTooLargeError(path, declaredSize, maxBytes);
+  }
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.byteLength;
+      if (received > maxBytes) throw new ObjectTooLargeError(path, received, maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks);
 }
 
 /**

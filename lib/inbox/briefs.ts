@@ -40,6 +40,12 @@ export interface BriefRecord {
 export interface AttachmentUpload {
   record: AttachmentRecord;
   chunks: readonly Uint8Array[];
+  /**
+   * Set when the file was uploaded ahead of the form and read back from this path under
+   * `staging/`: the store copies it into the brief's folder instead of writing `chunks` again, and
+   * it is deleted once `brief.json` is committed.
+   */
+  staged?: string;
 }
 
 /** Honeypot catches live apart from real briefs, under the same layout. */
@@ -69,6 +75,10 @@ export const SAVE_DEADLINES: SaveDeadlines = { saveMs: 6_000, cleanupMs: 1_500 }
  * possible, `brief.json` first: a write that timed out may still have landed, and a brief must
  * never be left pointing at a missing attachment. Throws `StoreUnavailableError` when the store
  * cannot be written.
+ *
+ * A staged attachment is copied rather than written, and its staged object is deleted only after
+ * the commit point: until then it is the only copy the visitor has handed over. A failed save
+ * leaves it in place (the visitor may send the form again; `gc` removes it after an hour).
  */
 export async function saveBrief(
   store: ObjectStore,
@@ -84,7 +94,9 @@ export async function saveBrief(
     if (attachment) {
       const path = `${base}/${attachment.record.filename}`;
       attempted.push(path);
-      await store.put(path, attachment.chunks, attachment.record.contentType, { signal });
+      const { contentType } = attachment.record;
+      if (attachment.staged) await store.copy(attachment.staged, path, contentType, { signal });
+      else await store.put(path, attachment.chunks, contentType, { signal });
     }
     attempted.push(`${base}/brief.json`);
     await store.put(`${base}/brief.json`, `${JSON.stringify(record, null, 2)}\n`, "application/json", {
@@ -93,6 +105,15 @@ export async function saveBrief(
   } catch (error) {
     await removeAll(store, attempted.reverse(), deadlines.cleanupMs);
     throw error;
+  }
+  if (attachment?.staged) {
+    // Committed: the brief holds its own copy. A staged object left behind is only litter.
+    const staged = attachment.staged;
+    await store
+      .delete(staged, { signal: AbortSignal.timeout(deadlines.cleanupMs) })
+      .catch((error: unknown) => {
+        console.error(`[inbox] could not remove ${staged} after its brief was stored; gc will`, error);
+      });
   }
   return base;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  copyFile,
   type FileHandle,
   link,
   mkdir,
@@ -15,9 +16,11 @@ import { dirname, join, resolve } from "node:path";
 import {
   assertObjectPath,
   assertObjectPrefix,
+  type GetOptions,
   type ObjectBody,
   type ObjectInfo,
   type ObjectStore,
+  ObjectTooLargeError,
   type StoreCallOptions,
   StoreUnavailableError,
 } from "./types";
@@ -64,15 +67,44 @@ export class FilesystemStore implements ObjectStore {
     });
   }
 
-  async get(path: string, options: StoreCallOptions = {}): Promise<Uint8Array | null> {
+  async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
     const target = this.locate(path);
+    const { maxBytes } = options;
     try {
       options.signal?.throwIfAborted();
-      return await readFile(target);
+      if (maxBytes === undefined) return await readFile(target);
+      const file = await open(target, "r");
+      try {
+        const { size } = await file.stat();
+        if (size > maxBytes) throw new ObjectTooLargeError(path, size, maxBytes);
+        // Files are replaced by rename, never written in place: the open file cannot grow.
+        return await file.readFile();
+      } finally {
+        await file.close();
+      }
     } catch (error) {
+      if (error instanceof ObjectTooLargeError) throw error;
       if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
       throw new StoreUnavailableError(`Could not read ${path}`, { cause: error });
     }
+  }
+
+  async copy(from: string, to: string, _contentType: string, options: StoreCallOptions = {}) {
+    const source = this.locate(from);
+    const target = this.locate(to);
+    await this.guard(to, options, async () => {
+      await mkdir(dirname(target), { recursive: true });
+      const temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+      try {
+        await copyFile(source, temp);
+        const file = await open(temp, "r+");
+        await file.sync().finally(() => file.close());
+        await rename(temp, target);
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+      }
+    });
   }
 
   async delete(path: string, options: StoreCallOptions = {}): Promise<void> {

@@ -12,8 +12,8 @@ export type {
   Folder,
   SaveDeadlines,
 } from "./briefs";
-export { StoreUnavailableError } from "./types";
-export type { ObjectBody, ObjectInfo, ObjectStore, StoreCallOptions } from "./types";
+export { ObjectTooLargeError, StoreUnavailableError } from "./types";
+export type { GetOptions, ObjectBody, ObjectInfo, ObjectStore, StoreCallOptions } from "./types";
 
 /** The inbox's store, from the configured driver. */
 export function createStore(config: Config): ObjectStore {

@@ -17,6 +17,15 @@ export interface StoreCallOptions {
   signal?: AbortSignal;
 }
 
+export interface GetOptions extends StoreCallOptions {
+  /**
+   * Refuse an object larger than this with `ObjectTooLargeError`: judged on its recorded size
+   * before any byte is read, and on the bytes counted while reading, so an object that is not
+   * what it claims is never read past the bound.
+   */
+  maxBytes?: number;
+}
+
 /**
  * The inbox's storage: a flat namespace of objects named by slash-separated paths
  * (`briefs/2026/11/22/<reference>/brief.json`). Drivers: filesystem and Vercel Blob.
@@ -29,7 +38,13 @@ export interface ObjectStore {
   /** Writes an object only if none exists at `path`; `false` when one does. Atomic. */
   create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */
-  get(path: string, options?: StoreCallOptions): Promise<Uint8Array | null>;
+  get(path: string, options?: GetOptions): Promise<Uint8Array | null>;
+  /**
+   * Copies the object at `from` to `to` (replacing any object there) without passing its bytes
+   * through this process where the store can do it itself. A missing `from` fails like an
+   * unreachable store: the caller just read it, so its absence is not a visitor's mistake.
+   */
+  copy(from: string, to: string, contentType: string, options?: StoreCallOptions): Promise<void>;
   /** Removes the object; removing a missing one is not an error. */
   delete(path: string, options?: StoreCallOptions): Promise<void>;
   /**
@@ -42,6 +57,17 @@ export interface ObjectStore {
 /** The store could not be reached or written. Answered as 503 `storage_unavailable`. */
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";
+}
+
+/** `get` with `maxBytes` found a larger object; `size` is what it knew of it when it stopped. */
+export class ObjectTooLargeError extends Error {
+  override name = "ObjectTooLargeError";
+  readonly size: number;
+
+  constructor(path: string, size: number, maxBytes: number) {
+    super(`${path} is over ${maxBytes} bytes (at least ${size})`);
+    this.size = size;
+  }
 }
 
 /** Paths are built by this code base, never taken from a request; still, refuse anything odd. */

@@ -30,6 +30,9 @@ Commands:
       failed or missing delivery record), and updates delivery.json. Spam is never redelivered.
   spam [--since YYYY-MM-DD] [--json]
       What the honeypot caught, as list shows briefs.
+  gc [--dry-run]
+      Removes files uploaded ahead of a form (Blob inbox, staging/) that no brief claimed within
+      an hour. --dry-run only lists them.
 
 A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).
 Exit status: 0 done; 1 failed (not found, damaged file, a delivery still failing, unreadable
@@ -51,6 +54,7 @@ const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, numbe
   },
   subscribers: { options: { json: { type: "boolean" }, csv: { type: "boolean" } }, positionals: [0, 0] },
   redeliver: { options: { ...SINCE, failed: { type: "boolean" } }, positionals: [0, 1] },
+  gc: { options: { "dry-run": { type: "boolean" } }, positionals: [0, 0] },
 };
 
 /** What a command was asked, checked: values are only those the command can use. */
@@ -64,6 +68,7 @@ export interface Invocation {
   out: string | null;
   force: boolean;
   failed: boolean;
+  dryRun: boolean;
 }
 
 /** `YYYY-MM-DD` that is a real calendar day. */
@@ -147,6 +152,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     out,
     force: flag("force"),
     failed: flag("failed"),
+    dryRun: flag("dry-run"),
   };
 }
 

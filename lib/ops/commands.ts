@@ -4,6 +4,7 @@ import { stat, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { cleanFileName } from "../attachments";
+import { collectStaleUploads, STAGED_UPLOAD_MAX_AGE_MS } from "../contact/staging";
 import { formatBytes } from "../format";
 import type { Folder } from "../inbox";
 import { attachmentFileName, CHANNEL_NAMES } from "../notify";
@@ -299,6 +300,29 @@ async function redeliver(invocation: Invocation, context: CommandContext): Promi
   return failing > 0 || problems.count > 0 ? 1 : 0;
 }
 
+/** `gc`: staged uploads no brief claimed, removed (or, with `--dry-run`, listed) one line each. */
+async function gc(invocation: Invocation, context: CommandContext): Promise<number> {
+  const { stdout } = context;
+  const verb = invocation.dryRun ? "would remove" : "removed";
+  const stale = await collectStaleUploads(context.store, context.now(), {
+    dryRun: invocation.dryRun,
+    onStale: (upload) =>
+      write(
+        stdout,
+        `${verb}  ${printable(upload.path)}  (${formatBytes(upload.size)}, uploaded ${upload.uploadedAt.toISOString()})\n`,
+      ),
+  });
+  const count = stale.length === 0 ? "No" : String(stale.length);
+  const age = `older than ${STAGED_UPLOAD_MAX_AGE_MS / 60_000} minutes`;
+  const outcome = stale.length === 0 ? "found" : invocation.dryRun ? "would be removed" : "removed";
+  const where = printable(inboxName(context));
+  await write(
+    stdout,
+    `${count} staged upload${stale.length === 1 ? "" : "s"} ${age} ${outcome} in ${where}\n`,
+  );
+  return 0;
+}
+
 export const COMMANDS = {
   list: (invocation: Invocation, context: CommandContext) => listBriefs("briefs", invocation, context),
   spam: (invocation: Invocation, context: CommandContext) => listBriefs("spam", invocation, context),
@@ -307,4 +331,5 @@ export const COMMANDS = {
   export: exportBriefs,
   subscribers,
   redeliver,
+  gc,
 } satisfies Record<string, (invocation: Invocation, context: CommandContext) => Promise<number>>;

@@ -7,7 +7,8 @@ import { createRedisClient, UpstashRateLimiter } from "./upstash";
 
 export type { RateLimitDecision, RateLimiter } from "./types";
 
-export type RateLimitPolicy = "contact" | "newsletter";
+/** One budget per endpoint; `upload` counts the upload tokens `POST /api/contact/upload` issues. */
+export type RateLimitPolicy = "contact" | "newsletter" | "upload";
 
 export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
 
@@ -18,11 +19,13 @@ export function createRateLimiters(config: Config): RateLimiters {
     return {
       contact: new UpstashRateLimiter(redis, "contact", config.rateLimits.contact),
       newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter),
+      upload: new UpstashRateLimiter(redis, "upload", config.rateLimits.upload),
     };
   }
   return {
     contact: new MemoryRateLimiter(config.rateLimits.contact),
     newsletter: new MemoryRateLimiter(config.rateLimits.newsletter),
+    upload: new MemoryRateLimiter(config.rateLimits.upload),
   };
 }
 

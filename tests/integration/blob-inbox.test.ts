@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { resolve } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { blobEnv } from "../support/blob-app";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
@@ -15,17 +15,6 @@ import { type AppServer, freePort, startApp } from "../support/server";
  */
 
 const CONTRACT_STORE_DOWN_MS = 10_000;
-const PRELOAD = resolve("tests/support/blob-preload.mjs");
-
-/** The app's environment for a Blob store at `apiOrigin` (the stand-in, or a port nobody listens on). */
-function blobEnv(token: string, apiOrigin: string): Record<string, string> {
-  return {
-    BLOB_READ_WRITE_TOKEN: token,
-    VERCEL_BLOB_API_URL: `${apiOrigin}/api/blob`,
-    TEST_BLOB_STANDIN_ORIGIN: apiOrigin,
-    NODE_OPTIONS: `--import ${PRELOAD}`,
-  };
-}
 
 let standIn: BlobStandIn;
 let app: AppServer;

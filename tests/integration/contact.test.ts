@@ -362,6 +362,44 @@ describe("POST /api/contact: refusals", () => {
   });
 });
 
+describe("uploading ahead of the form, on the filesystem inbox", () => {
+  it("POST /api/contact/upload answers 404 upload_unavailable before any other check", async () => {
+    const response = await fetch(`${app.url}/api/contact/upload`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        origin: "https://evil.example",
+        "x-forwarded-for": nextAddress(),
+      },
+      body: JSON.stringify({
+        type: "blob.generate-client-token",
+        payload: { pathname: `staging/${"0".repeat(32)}/brief.pdf`, clientPayload: null, multipart: false },
+      }),
+    });
+    expect(response.status).toBe(404);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    expect(await errorBody(response)).toEqual({
+      ok: false,
+      error: "upload_unavailable",
+      message: expect.stringContaining("attach the file to the form"),
+    });
+  });
+
+  it("briefUpload is 422 on the brief field, and an empty one counts as absent", async () => {
+    const refused = await postContact(
+      app.url,
+      briefForm(validBrief({ briefUpload: `staging/${"0".repeat(32)}/brief.pdf` })),
+    );
+    expect(refused.status).toBe(422);
+    const body = await errorBody(refused);
+    expect(Object.keys(body.fields ?? {})).toEqual(["brief"]);
+    expect(body.fields?.brief).toMatch(/not available on this server/);
+
+    const empty = await postContact(app.url, briefForm(validBrief({ briefUpload: "" })));
+    expect(empty.status).toBe(200);
+  });
+});
+
 describe("POST /api/contact: the form without JavaScript", () => {
   const accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
 

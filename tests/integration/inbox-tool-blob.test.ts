@@ -107,3 +107,60 @@ describe("inbox tool on the Vercel Blob driver: what it asks of the store", () =
     expect(await readdir(cwd)).toEqual([]);
   });
 });
+
+describe("inbox tool on the Vercel Blob driver: gc", () => {
+  const stagedAt = (path: string, ageMinutes: number, size = 1024) => {
+    standIn.objects.set(path, {
+      pathname: path,
+      body: Buffer.alloc(size, 0x41),
+      contentType: "application/pdf",
+      access: "private",
+      uploadedAt: new Date(Date.now() - ageMinutes * 60_000),
+      etag: `"${path}"`,
+    });
+  };
+
+  it("removes staged uploads older than an hour, keeps fresh ones and everything outside staging/", async () => {
+    const inbox = await openBlobInbox();
+    const brief = await storeBrief(inbox.store, { receivedAt: "2020-01-01T10:00:00.000Z" });
+    stagedAt("staging/00000000000000000000000000000001/old brief.pdf", 61, 2048);
+    stagedAt("staging/00000000000000000000000000000002/older.png", 60 * 24 * 3);
+    stagedAt("staging/00000000000000000000000000000003/fresh.pdf", 59);
+    const outside = [...standIn.objects.keys()].filter((path) => !path.startsWith("staging/"));
+
+    const dry = await runInbox(["gc", "--dry-run"], { env: inbox.env });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      "would remove  staging/00000000000000000000000000000001/old brief.pdf  (2 KB,",
+    );
+    expect(dry.stdout).toContain("would remove  staging/00000000000000000000000000000002/older.png");
+    expect(dry.stdout).toContain(
+      "2 staged uploads older than 60 minutes would be removed in the Vercel Blob inbox",
+    );
+    expect(standIn.objects.size).toBe(outside.length + 3);
+
+    const result = await runInbox(["gc"], { env: inbox.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n").filter((line) => line.startsWith("removed  "))).toHaveLength(2);
+    expect(result.stdout).toContain(
+      "2 staged uploads older than 60 minutes removed in the Vercel Blob inbox",
+    );
+    expect([...standIn.objects.keys()].sort()).toEqual(
+      [...outside, "staging/00000000000000000000000000000003/fresh.pdf"].sort(),
+    );
+    expect(outside).toContain(`${brief.folder}/brief.json`);
+
+    const again = await runInbox(["gc"], { env: inbox.env });
+    expect(again.stdout).toBe("No staged uploads older than 60 minutes found in the Vercel Blob inbox\n");
+  });
+
+  it("a store that cannot be listed: exit 1, nothing removed", async () => {
+    const inbox = await openBlobInbox();
+    stagedAt("staging/00000000000000000000000000000001/old.pdf", 120);
+    standIn.fault = { status: 403, match: ({ operation }) => operation === "list" };
+    const result = await runInbox(["gc"], { env: inbox.env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("inbox: the inbox could not be read");
+    expect(standIn.objects.size).toBe(1);
+  });
+});

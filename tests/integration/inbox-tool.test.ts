@@ -33,7 +33,16 @@ describe("inbox tool: the command line", () => {
     const help = await runInbox(["list", "--help"], { env: {} });
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: npm run -s inbox -- <command> \[options\]/);
-    for (const command of ["list", "show", "attachment", "export", "subscribers", "redeliver", "spam"]) {
+    for (const command of [
+      "list",
+      "show",
+      "attachment",
+      "export",
+      "subscribers",
+      "redeliver",
+      "spam",
+      "gc",
+    ]) {
       expect(help.stdout).toContain(`\n  ${command} `);
     }
     expect(help.stderr).toBe("");
@@ -79,6 +88,15 @@ describe("inbox tool: the command line", () => {
     const malformed = await runInbox(["list"], { cwd: project, env: {} });
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toContain("NOTIFY_TIMEOUT_MS");
+  });
+
+  it("gc on the filesystem inbox finds no staged uploads (files only travel in the form there)", async () => {
+    const dir = await tempDir("ops-inbox-");
+    const result = await runInbox(["gc"], { env: { INBOX_DIR: dir } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n`,
+    );
   });
 
   it("a malformed variable stops it with the variable named, exit 1, as it stops the app", async () => {

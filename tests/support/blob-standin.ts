@@ -1,5 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { createSecureServer, type Http2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -12,6 +13,12 @@ import type { AddressInfo } from "node:net";
  * - Blob contents, requested by the SDK at `https://<store id>.<access>.blob.vercel-storage.com/<path>`
  *   (tests route those hosts here, keeping the Host header; see blob-routing.mjs). Private blobs
  *   need the token and are served only on the `.private.` host.
+ *
+ * Client tokens (`vercel_blob_client_<store>_...`, what `handleUpload` issues and a browser uploads
+ * with) are checked as the API checks them: signed with this store's read-write token, not expired,
+ * good for one `put` of exactly their `pathname`, within their `maximumSizeInBytes` and
+ * `allowedContentTypes`; their `allowOverwrite` and `addRandomSuffix` replace the request's. API
+ * answers carry CORS headers and preflights are answered, as a browser needs.
  *
  * Overwrites follow the API: without `x-allow-overwrite: 1` an existing path is refused with
  * "This blob already exists" (400 `bad_request`, checked when the request arrives), and a writer
@@ -38,6 +45,33 @@ export interface BlobRequestRecord {
   pathname: string | null;
   headers: IncomingHttpHeaders;
   status: number;
+  /** The decoded payload of the client token the request carried, if it carried one. */
+  clientToken?: ClientTokenPayload;
+}
+
+/** What a client token allows (`generateClientTokenFromReadWriteToken`'s options, signed). */
+export interface ClientTokenPayload {
+  pathname: string;
+  validUntil: number;
+  maximumSizeInBytes?: number;
+  allowedContentTypes?: string[];
+  addRandomSuffix?: boolean;
+  allowOverwrite?: boolean;
+  onUploadCompleted?: { callbackUrl: string; tokenPayload?: string | null };
+  [option: string]: unknown;
+}
+
+export interface BlobStandInOptions {
+  /** Listen on this port instead of a free one. */
+  port?: number;
+  /**
+   * Also serve the API over TLS with HTTP/2 on this port, for a browser: the SDK in a browser calls
+   * `https://vercel.com/api/blob` and streams uploads, which Chromium does only over HTTP/2. The
+   * browser tests resolve vercel.com to this listener.
+   */
+  browser?: { port: number; key: string; cert: string };
+  /** Use this read-write token (and the store id in it) instead of a random one. */
+  token?: string;
 }
 
 export interface BlobFault {
@@ -67,9 +101,31 @@ export interface BlobStandIn {
 
 const STORAGE_HOST = /^([a-z0-9]+)\.(public|private)\.blob\.vercel-storage\.com$/i;
 
-export async function startBlobStandIn(): Promise<BlobStandIn> {
-  const storeId = `teststore${randomBytes(4).toString("hex")}`;
-  const token = `vercel_blob_rw_${storeId}_${randomBytes(12).toString("hex")}`;
+/** The type the API gives a blob sent without one, from its name (the few this project meets). */
+const TYPES_BY_EXTENSION: Record<string, string> = {
+  pdf: "application/pdf",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  txt: "text/plain",
+  md: "text/markdown",
+  json: "application/json",
+};
+
+const CORS_HEADERS = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, PUT, POST, DELETE, OPTIONS",
+  "access-control-allow-headers": "*",
+  "access-control-expose-headers": "*",
+};
+
+export async function startBlobStandIn(options: BlobStandInOptions = {}): Promise<BlobStandIn> {
+  const token =
+    options.token ??
+    `vercel_blob_rw_teststore${randomBytes(4).toString("hex")}_${randomBytes(12).toString("hex")}`;
+  const storeId = token.split("_")[3] ?? "";
+  if (!/^vercel_blob_rw_[a-z0-9]+_\S+$/.test(token)) throw new Error(`Not a read-write token: ${token}`);
   const objects = new Map<string, StoredBlob>();
   const requests: BlobRequestRecord[] = [];
   const edgeCache = new Map<string, StoredBlob>();
@@ -87,6 +143,26 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     etag: blob.etag,
   });
 
+  /** The payload of a client token signed with this store's read-write token; `null` for any other. */
+  function verifyClientToken(clientToken: string): ClientTokenPayload | null {
+    const [, , , tokenStore, encoded] = clientToken.split("_");
+    if (tokenStore !== storeId || !encoded) return null;
+    const [signature, payload] = Buffer.from(encoded, "base64").toString("utf8").split(".");
+    if (!signature || !payload) return null;
+    const expected = createHmac("sha256", token).update(payload).digest("hex");
+    if (
+      signature.length !== expected.length ||
+      !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))
+    ) {
+      return null;
+    }
+    try {
+      return JSON.parse(Buffer.from(payload, "base64").toString("utf8")) as ClientTokenPayload;
+    } catch {
+      return null;
+    }
+  }
+
   /** The path a `url` parameter or `urls` entry names: a blob URL of this store, or a bare path. */
   const pathnameOf = (urlOrPathname: string) => {
     if (!/^https?:\/\//.test(urlOrPathname)) return urlOrPathname;
@@ -94,10 +170,23 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const host = (req.headers.host ?? "").toLowerCase();
+    const authority = req.headers[":authority"];
+    const host = (req.headers.host ?? (typeof authority === "string" ? authority : "")).toLowerCase();
     const url = new URL(req.url ?? "/", "http://stand-in");
     const method = req.method ?? "GET";
     const storage = STORAGE_HOST.exec(host);
+
+    if (!storage && method === "OPTIONS") {
+      // A preflight: `*` does not cover Authorization, so the requested headers are named.
+      const requested = req.headers["access-control-request-headers"];
+      res
+        .writeHead(204, {
+          ...CORS_HEADERS,
+          ...(typeof requested === "string" ? { "access-control-allow-headers": requested } : {}),
+        })
+        .end();
+      return;
+    }
 
     let operation: BlobOperation = "unknown";
     let pathname: string | null = null;
@@ -125,7 +214,7 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       record.status = status;
       const text = payload === null ? "" : JSON.stringify(payload);
-      res.writeHead(status, { "content-type": "application/json", ...headers });
+      res.writeHead(status, { "content-type": "application/json", ...CORS_HEADERS, ...headers });
       res.end(text);
     };
     const fail = (status: number, code: string, message: string) =>
@@ -148,7 +237,22 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
 
     if (storage) return download(storage[1] ?? "", storage[2] as StoredBlob["access"]);
 
-    if (req.headers.authorization !== `Bearer ${token}`) {
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+    let client: ClientTokenPayload | null = null;
+    if (bearer?.startsWith("vercel_blob_client_")) {
+      client = verifyClientToken(bearer);
+      if (!client) {
+        return fail(403, "forbidden", "Access denied, please provide a valid token for this resource.");
+      }
+      record.clientToken = client;
+      if (operation !== "put") {
+        return fail(
+          403,
+          "client_token_not_allowed",
+          "This operation is not available when using a client token. Use a read–write or OIDC token on the server.",
+        );
+      }
+    } else if (bearer !== token) {
       return fail(403, "forbidden", "Access denied, please provide a valid token for this resource.");
     }
 
@@ -187,8 +291,40 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
       if (access !== "public" && access !== "private") {
         return fail(400, "bad_request", 'access must be "private" or "public"');
       }
+      const declaredType = req.headers["x-content-type"];
+      let contentType =
+        typeof declaredType === "string"
+          ? declaredType
+          : (TYPES_BY_EXTENSION[pathname.split(".").pop()?.toLowerCase() ?? ""] ?? undefined);
+      if (client) {
+        if (client.validUntil < Date.now()) return fail(400, "bad_request", "Token expired");
+        if (pathname !== client.pathname) {
+          return fail(400, "bad_request", 'Invalid "pathname": it does not match the token payload');
+        }
+        const effectiveType = contentType ?? "application/octet-stream";
+        if (
+          client.allowedContentTypes &&
+          !client.allowedContentTypes.some((allowed) => typeMatches(allowed, effectiveType))
+        ) {
+          return fail(400, "bad_request", `contentType "${effectiveType}" is not allowed`);
+        }
+        if (client.maximumSizeInBytes !== undefined && body.length > client.maximumSizeInBytes) {
+          return fail(
+            400,
+            "bad_request",
+            `File size exceeds the maximum allowed: the file length cannot be greater than ${client.maximumSizeInBytes} bytes`,
+          );
+        }
+      }
+      // A client token decides these; the request cannot.
+      const addRandomSuffix = client
+        ? client.addRandomSuffix === true
+        : req.headers["x-add-random-suffix"] === "1";
+      const allowOverwrite = client
+        ? client.allowOverwrite === true
+        : req.headers["x-allow-overwrite"] === "1";
       let target = pathname;
-      if (req.headers["x-add-random-suffix"] === "1") {
+      if (addRandomSuffix) {
         const dot = target.lastIndexOf(".");
         const suffix = randomBytes(8).toString("hex");
         target =
@@ -196,7 +332,6 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
             ? `${target.slice(0, dot)}-${suffix}${target.slice(dot)}`
             : `${target}-${suffix}`;
       }
-      const allowOverwrite = req.headers["x-allow-overwrite"] === "1";
       const ifMatch = req.headers["x-if-match"];
       const existing = target === pathname ? atArrival : objects.get(target);
       if (ifMatch !== undefined && objects.get(target)?.etag !== ifMatch) {
@@ -211,17 +346,16 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
       }
 
       let content = body;
-      let contentType = req.headers["x-content-type"];
       if (operation === "copy") {
         const source = objects.get(pathnameOf(url.searchParams.get("fromUrl") ?? ""));
         if (!source) return fail(404, "not_found", "The requested blob does not exist");
         content = source.body;
-        contentType ??= source.contentType;
+        contentType = typeof declaredType === "string" ? declaredType : source.contentType;
       }
       const blob: StoredBlob = {
         pathname: target,
         body: content,
-        contentType: typeof contentType === "string" ? contentType : "application/octet-stream",
+        contentType: contentType ?? "application/octet-stream",
         access,
         uploadedAt: new Date(),
         etag: `"${randomBytes(8).toString("hex")}"`,
@@ -294,16 +428,36 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     }
   }
 
-  const server = createServer((req, res) => {
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: "internal_server_error", message: String(error) } }));
     });
-  });
+  };
+  const server = createServer(serve);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
+  // The HTTP/2 compatibility API's request and response stand in for http's where it matters here.
+  const secure = options.browser
+    ? createSecureServer(
+        { key: options.browser.key, cert: options.browser.cert, allowHTTP1: true },
+        (req, res) => serve(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+      )
+    : null;
+  const sessions = new Set<Http2Session>();
+  if (secure && options.browser) {
+    const { port } = options.browser;
+    secure.on("session", (session) => {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+    });
+    await new Promise<void>((resolve, reject) => {
+      secure.once("error", reject);
+      secure.listen(port, "127.0.0.1", () => resolve());
+    });
+  }
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
 
@@ -326,12 +480,23 @@ export async function startBlobStandIn(): Promise<BlobStandIn> {
     set maxPageSize(size: number) {
       state.maxPageSize = size;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const session of sessions) session.destroy();
+      await Promise.all([
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+        secure && new Promise<void>((resolve) => secure.close(() => resolve())),
+      ]);
+    },
   };
+}
+
+/** `allowedContentTypes` entries may end in `/*` (`image/*`). */
+function typeMatches(allowed: string, contentType: string): boolean {
+  const type = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
+  return allowed.endsWith("/*") ? type.startsWith(allowed.slice(0, -1)) : type === allowed.toLowerCase();
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { ObjectInfo, ObjectStore } from "@/lib/inbox/types";
+import {
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectTooLargeError,
+  StoreUnavailableError,
+} from "@/lib/inbox/types";
 
 /**
  * What every ObjectStore driver must do, run against each real driver (the filesystem under a
@@ -62,6 +67,37 @@ export function describeStoreContract(current: () => ObjectStore): void {
       await store.delete("d/x.txt");
       expect(await store.get("d/x.txt")).toBeNull();
       await expect(store.delete("d/x.txt")).resolves.toBeUndefined();
+    });
+
+    it("get with maxBytes reads an object up to the bound and refuses a larger one", async () => {
+      const store = current();
+      await store.put("b/ten.bin", new Uint8Array(10).fill(7), "application/octet-stream");
+      expect([...((await store.get("b/ten.bin", { maxBytes: 10 })) ?? [])]).toEqual(new Array(10).fill(7));
+      const refused = await store.get("b/ten.bin", { maxBytes: 9 }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ObjectTooLargeError);
+      expect((refused as ObjectTooLargeError).size).toBeGreaterThan(9);
+      expect(await store.get("b/missing.bin", { maxBytes: 9 })).toBeNull();
+    });
+
+    it("copy duplicates an object's bytes to a new path and leaves the source in place", async () => {
+      const store = current();
+      const body = new Uint8Array(70_000).map((_, i) => (i * 31) % 256);
+      await store.put("staging/src/a.pdf", body, "application/octet-stream");
+      await store.put("briefs/dst/attachment.png", "older", "image/png");
+      await store.copy("staging/src/a.pdf", "briefs/dst/attachment.png", "image/png");
+      expect(
+        Buffer.compare(Buffer.from((await store.get("briefs/dst/attachment.png")) ?? []), Buffer.from(body)),
+      ).toBe(0);
+      expect((await store.get("staging/src/a.pdf"))?.byteLength).toBe(body.byteLength);
+    });
+
+    it("copy of a missing object fails with StoreUnavailableError and writes nothing", async () => {
+      const store = current();
+      await expect(
+        store.copy("staging/none/a.pdf", "briefs/x/attachment.pdf", "application/pdf"),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(await store.get("briefs/x/attachment.pdf")).toBeNull();
+      expect(await collect(store.list("briefs/"))).toEqual([]);
     });
 
     describe("list", () => {

@@ -2,7 +2,7 @@ import { copy, head } from "@vercel/blob";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { BlobStore } from "@/lib/inbox/blob";
 import { type AttachmentUpload, type BriefRecord, saveBrief } from "@/lib/inbox/briefs";
-import { type ObjectInfo, StoreUnavailableError } from "@/lib/inbox/types";
+import { type ObjectInfo, ObjectTooLargeError, StoreUnavailableError } from "@/lib/inbox/types";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { freePort } from "../support/server";
@@ -109,6 +109,35 @@ describe("BlobStore", () => {
     for (const path of paths) await store.put(path, path, "text/plain");
     expect((await collect(store.list("p/"))).map((info) => info.path)).toEqual(paths);
     expect(standIn.requests.filter((request) => request.operation === "list")).toHaveLength(3);
+  });
+
+  it("copy is one server-side request: private, at exactly its path, with the given content type", async () => {
+    await store.put("staging/0123/upload.pdf", "\x89PNG", "application/pdf");
+    standIn.requests.length = 0;
+    await store.copy("staging/0123/upload.pdf", "briefs/x/attachment.png", "image/png");
+    expect(standIn.requests.map((request) => `${request.operation} ${request.pathname}`)).toEqual([
+      "copy briefs/x/attachment.png",
+    ]);
+    expect(standIn.requests[0]?.headers).toMatchObject({
+      "x-vercel-blob-access": "private",
+      "x-add-random-suffix": "0",
+      "x-content-type": "image/png",
+    });
+    expect(standIn.objects.get("briefs/x/attachment.png")).toMatchObject({
+      access: "private",
+      contentType: "image/png",
+    });
+  });
+
+  it("get with maxBytes refuses an object whose length is over the bound without reading it", async () => {
+    await store.put("staging/0123/big.pdf", new Uint8Array(64 * 1024), "application/pdf");
+    standIn.requests.length = 0;
+    const refused = await store
+      .get("staging/0123/big.pdf", { maxBytes: 1024 })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ObjectTooLargeError);
+    expect((refused as ObjectTooLargeError).size).toBe(64 * 1024);
+    expect(standIn.requests.map((request) => request.operation)).toEqual(["download"]);
   });
 
   it("the stand-in copies like the API: the copy is a private object of its own", async () => {

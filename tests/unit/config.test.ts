@@ -14,6 +14,7 @@ const VARIABLES = [
   "UPSTASH_REDIS_REST_TOKEN",
   "CONTACT_RATE_LIMIT",
   "NEWSLETTER_RATE_LIMIT",
+  "UPLOAD_RATE_LIMIT",
   "WEBHOOK_URL",
   "WEBHOOK_SECRET",
   "SMTP_URL",
@@ -32,6 +33,7 @@ const DEFAULTS = {
   rateLimits: {
     contact: { limit: 5, windowMs: 600_000 },
     newsletter: { limit: 10, windowMs: 600_000 },
+    upload: { limit: 10, windowMs: 600_000 },
   },
   webhook: null,
   email: null,
@@ -74,6 +76,7 @@ describe("parseConfig defaults", () => {
     const { rateLimits } = parseConfig({});
     expect(rateLimits.contact.source).toBe("5/10m");
     expect(rateLimits.newsletter.source).toBe("10/10m");
+    expect(rateLimits.upload.source).toBe("10/10m");
   });
 });
 
@@ -136,6 +139,17 @@ describe("parseConfig values", () => {
       },
     ],
     [
+      "UPLOAD_RATE_LIMIT",
+      { UPLOAD_RATE_LIMIT: "20/5m" },
+      {
+        rateLimits: {
+          contact: { limit: 5, windowMs: 600_000 },
+          newsletter: { limit: 10, windowMs: 600_000 },
+          upload: { limit: 20, windowMs: 300_000 },
+        },
+      },
+    ],
+    [
       "WEBHOOK_URL alone",
       { WEBHOOK_URL: "https://hooks.example/intake" },
       { webhook: { url: "https://hooks.example/intake", secret: null } },
@@ -163,6 +177,7 @@ describe("parseConfig refuses malformed values, naming the variable", () => {
     [{ CONTACT_RATE_LIMIT: "0/1m" }, "CONTACT_RATE_LIMIT"],
     [{ CONTACT_RATE_LIMIT: "5/0m" }, "CONTACT_RATE_LIMIT"],
     [{ NEWSLETTER_RATE_LIMIT: "x" }, "NEWSLETTER_RATE_LIMIT"],
+    [{ UPLOAD_RATE_LIMIT: "10/10 minutes" }, "UPLOAD_RATE_LIMIT"],
     [{ NOTIFY_TIMEOUT_MS: "0" }, "NOTIFY_TIMEOUT_MS"],
     [{ NOTIFY_TIMEOUT_MS: "fast" }, "NOTIFY_TIMEOUT_MS"],
     [{ WEBHOOK_URL: "ftp://x" }, "WEBHOOK_URL"],

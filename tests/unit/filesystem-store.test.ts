@@ -248,7 +248,11 @@ function upload(): AttachmentUpload {
 /** Delegates to a real store, records the writes, and fails the operations `fail` picks. */
 function wrap(
   inner: ObjectStore,
-  fail: { put?: (path: string) => boolean; delete?: (path: string) => boolean } = {},
+  fail: {
+    put?: (path: string) => boolean;
+    copy?: (to: string) => boolean;
+    delete?: (path: string) => boolean;
+  } = {},
 ) {
   const calls: string[] = [];
   const wrapped: ObjectStore = {
@@ -263,6 +267,11 @@ function wrap(
       return inner.create(path, body, contentType);
     },
     get: (path) => inner.get(path),
+    async copy(from, to, contentType) {
+      calls.push(`copy ${from} ${to}`);
+      if (fail.copy?.(to)) throw new StoreUnavailableError(`simulated failure copying to ${to}`);
+      return inner.copy(from, to, contentType);
+    },
     async delete(path) {
       calls.push(`delete ${path}`);
       if (fail.delete?.(path)) throw new StoreUnavailableError(`simulated failure deleting ${path}`);
@@ -365,6 +374,68 @@ describe("saveBrief", () => {
     expect(await listFiles(root)).toEqual([]);
   });
 
+  describe("an attachment uploaded ahead of the form (staged)", () => {
+    const STAGED = "staging/0123456789abcdef0123456789abcdef/brief.pdf";
+
+    async function staged(): Promise<AttachmentUpload> {
+      const file = upload();
+      await store.put(STAGED, file.chunks, "application/pdf");
+      return { ...file, staged: STAGED };
+    }
+
+    it("is copied into the brief's folder, brief.json follows, and only then is the staged object deleted", async () => {
+      const attachment = await staged();
+      const { store: recording, calls } = wrap(store);
+      await saveBrief(recording, "briefs", record({ attachment: attachment.record }), attachment);
+      expect(calls).toEqual([
+        `copy ${STAGED} ${base}/attachment.pdf`,
+        `put ${base}/brief.json`,
+        `delete ${STAGED}`,
+      ]);
+      expect(await listFiles(root)).toEqual([`${base}/attachment.pdf`, `${base}/brief.json`]);
+      expect(Buffer.from((await store.get(`${base}/attachment.pdf`))!).toString()).toBe(
+        "%PDF-1.7\nbody of the file\n%%EOF\n",
+      );
+    });
+
+    it("when brief.json fails, the copy is removed and the staged object is kept", async () => {
+      const attachment = await staged();
+      const { store: failing, calls } = wrap(store, { put: (path) => path.endsWith("brief.json") });
+      await expect(saveBrief(failing, "briefs", record(), attachment)).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      expect(calls).toEqual([
+        `copy ${STAGED} ${base}/attachment.pdf`,
+        `put ${base}/brief.json`,
+        `delete ${base}/brief.json`,
+        `delete ${base}/attachment.pdf`,
+      ]);
+      expect(await listFiles(root)).toEqual([STAGED]);
+    });
+
+    it("when the copy fails, brief.json is never written and the staged object is kept", async () => {
+      const attachment = await staged();
+      const { store: failing, calls } = wrap(store, { copy: () => true });
+      await expect(saveBrief(failing, "briefs", record(), attachment)).rejects.toBeInstanceOf(
+        StoreUnavailableError,
+      );
+      expect(calls).toEqual([`copy ${STAGED} ${base}/attachment.pdf`, `delete ${base}/attachment.pdf`]);
+      expect(await listFiles(root)).toEqual([STAGED]);
+    });
+
+    it("a staged object that cannot be deleted after the commit is logged; the brief stands", async () => {
+      const log = vi.spyOn(console, "error").mockImplementation(() => {});
+      const attachment = await staged();
+      const { store: failing } = wrap(store, { delete: (path) => path === STAGED });
+      await expect(saveBrief(failing, "briefs", record(), attachment)).resolves.toBe(base);
+      expect(log).toHaveBeenCalledWith(
+        expect.stringContaining(`could not remove ${STAGED}`),
+        expect.anything(),
+      );
+      expect(await listFiles(root)).toEqual([`${base}/attachment.pdf`, `${base}/brief.json`, STAGED]);
+    });
+  });
+
   describe("deadlines", () => {
     /** A store whose writes (and, optionally, deletes) hang until the caller's signal gives up. */
     function hanging(hangDeletes: boolean) {
@@ -384,6 +455,7 @@ describe("saveBrief", () => {
           return store.put(path, body, contentType);
         },
         create: () => Promise.reject(new Error("not used")),
+        copy: () => Promise.reject(new Error("not used")),
         get: (path) => store.get(path),
         async delete(path, options) {
           calls.push(`delete ${path}`);

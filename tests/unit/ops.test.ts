@@ -187,6 +187,8 @@ describe("parseInvocation", () => {
     [["redeliver", "--failed"], { command: "redeliver", failed: true, reference: null }],
     [["redeliver", "--failed", "--since", "2026-01-01"], { failed: true, since: "2026-01-01" }],
     [["redeliver", "k7qm-3xd9-ptwa-84hc"], { reference: "K7QM-3XD9-PTWA-84HC", failed: false }],
+    [["gc"], { command: "gc", dryRun: false }],
+    [["gc", "--dry-run"], { command: "gc", dryRun: true }],
   ])("%j", (argv, expected) => {
     expect(parseInvocation(argv)).toMatchObject(expected);
   });
@@ -222,6 +224,8 @@ describe("parseInvocation", () => {
     [["redeliver"], /a reference or --failed/],
     [["redeliver", "K7QM-3XD9-PTWA-84HC", "--failed"], /a reference or --failed/],
     [["redeliver", "K7QM-3XD9-PTWA-84HC", "--since", "2026-01-01"], /--since goes with redeliver --failed/],
+    [["gc", "--since", "2026-01-01"], /Unknown option '--since'/],
+    [["gc", "staging/x"], /unexpected argument "staging\/x"/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseInvocation(argv)).toThrow(UsageError);
     expect(() => parseInvocation(argv)).toThrow(message);
@@ -277,6 +281,9 @@ class WatchedStore implements ObjectStore {
   }
   create(...args: Parameters<ObjectStore["create"]>) {
     return this.inner.create(...args);
+  }
+  copy(...args: Parameters<ObjectStore["copy"]>) {
+    return this.inner.copy(...args);
   }
   delete(...args: Parameters<ObjectStore["delete"]>) {
     return this.inner.delete(...args);

@@ -47,6 +47,7 @@ function failingOnPut(inner: ObjectStore, failing: number) {
       return inner.delete(path);
     },
     list: (prefix) => inner.list(prefix),
+    copy: (from, to, contentType) => inner.copy(from, to, contentType),
   };
   return { store, calls };
 }

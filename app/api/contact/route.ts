@@ -1,4 +1,5 @@
 import {
+  acceptsStagedUploads,
   CONTACT_BODY_LIMIT,
   CONTACT_FORM_LIMITS,
   contactFormLocation,
@@ -35,7 +36,10 @@ export async function POST(request: Request): Promise<Response> {
     assertMediaType(request, "multipart/form-data");
     const form = await readMultipart(request, CONTACT_FORM_LIMITS);
 
-    const submission = await validateSubmission(form);
+    const submission = await validateSubmission(
+      form,
+      acceptsStagedUploads(services.store) ? services.store : null,
+    );
     const client = describeClient(request, address, services.ipHashSalt);
     const { reference, forwarded } = await receiveBrief(services, submission, client);
 
