@@ -783,7 +783,7 @@ describe("after the abuse", () => {
         continue;
       }
       expect(file).toMatch(
-        /^(briefs|spam)\/\d{4}\/\d{2}\/\d{2}\/[0-9A-Z-]+\/(brief\.json|attachment\.(pdf|docx|png|jpg|txt|md))$/,
+        /^(briefs|spam)\/\d{4}\/\d{2}\/\d{2}\/[0-9A-Z-]+\/(brief\.json|delivery\.json|attachment\.(pdf|docx|png|jpg|txt|md))$/,
       );
       const folder = parts.slice(0, -1).join("/");
       folders.set(folder, [...(folders.get(folder) ?? []), name]);
@@ -798,7 +798,9 @@ describe("after the abuse", () => {
       };
       expect(folder.endsWith(`/${brief.reference}`)).toBe(true);
       stored.set(brief.reference, folder.startsWith("spam/") ? "spam" : "briefs");
-      const attachments = names.filter((name) => name !== "brief.json");
+      // Real briefs also get their delivery record (no channel here: `{}`); honeypot catches do not.
+      expect(names.includes("delivery.json"), folder).toBe(folder.startsWith("briefs/"));
+      const attachments = names.filter((name) => name !== "brief.json" && name !== "delivery.json");
       if (brief.attachment === null) {
         expect(attachments, folder).toEqual([]);
       } else {

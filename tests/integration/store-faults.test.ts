@@ -85,7 +85,11 @@ describe("the disk fills up between the attachment and brief.json", () => {
     expect(response.status).toBe(200);
     const { reference } = (await response.json()) as { reference: string };
     const files = await listInbox(inbox());
-    expect(files).toEqual([expect.stringMatching(new RegExp(`^briefs/.+/${reference}/brief\\.json$`))]);
+    expect(files).toEqual([
+      expect.stringMatching(new RegExp(`^briefs/.+/${reference}/brief\\.json$`)),
+      // No channel is configured: the delivery record, written after the commit point, is `{}`.
+      expect.stringMatching(new RegExp(`^briefs/.+/${reference}/delivery\\.json$`)),
+    ]);
     expect(await readBriefJson(inbox(), reference)).toMatchObject({ reference, attachment: null });
   });
 });
