@@ -1,10 +1,11 @@
 import { copy, head } from "@vercel/blob";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BlobStore } from "@/lib/inbox/blob";
 import { type AttachmentUpload, type BriefRecord, saveBrief } from "@/lib/inbox/briefs";
 import { type ObjectInfo, ObjectTooLargeError, StoreUnavailableError } from "@/lib/inbox/types";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
-import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
+import type { BlobStandIn } from "../support/blob-standin";
+import { withBlobStandIn } from "../support/blob-vitest";
 import { freePort } from "../support/server";
 import { describeStoreContract } from "../support/store-contract";
 
@@ -16,27 +17,10 @@ import { describeStoreContract } from "../support/store-contract";
 
 let standIn: BlobStandIn;
 let store: BlobStore;
-let restoreDispatcher: () => void;
-const savedApiUrl = process.env.VERCEL_BLOB_API_URL;
 
-beforeAll(async () => {
-  standIn = await startBlobStandIn();
-  process.env.VERCEL_BLOB_API_URL = standIn.apiUrl;
-  restoreDispatcher = routeBlobStorageTo(standIn.origin);
-});
-
-afterAll(async () => {
-  restoreDispatcher?.();
-  if (savedApiUrl === undefined) delete process.env.VERCEL_BLOB_API_URL;
-  else process.env.VERCEL_BLOB_API_URL = savedApiUrl;
-  await standIn?.close();
-});
+withBlobStandIn((ready) => (standIn = ready));
 
 beforeEach(() => {
-  standIn.objects.clear();
-  standIn.requests.length = 0;
-  standIn.fault = null;
-  standIn.maxPageSize = 1000;
   store = new BlobStore(standIn.token);
 });
 

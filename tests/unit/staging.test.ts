@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { put as clientPut } from "@vercel/blob/client";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/lib/http/errors";
 import { BlobStore } from "@/lib/inbox/blob";
 import {
@@ -11,8 +11,8 @@ import {
   STAGED_UPLOAD_NOT_FOUND,
   UPLOAD_TOKEN_VALIDITY_MS,
 } from "@/lib/contact/staging";
-import { routeBlobStorageTo } from "../support/blob-routing.mjs";
-import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
+import type { BlobStandIn } from "../support/blob-standin";
+import { withBlobStandIn } from "../support/blob-vitest";
 import { makeDocx, makeFileOfSize, makePdf, makePng, makeZip, TEN_MIB } from "../support/files";
 
 /**
@@ -23,26 +23,10 @@ import { makeDocx, makeFileOfSize, makePdf, makePng, makeZip, TEN_MIB } from "..
 
 let standIn: BlobStandIn;
 let store: BlobStore;
-let restoreDispatcher: () => void;
-const savedApiUrl = process.env.VERCEL_BLOB_API_URL;
 
-beforeAll(async () => {
-  standIn = await startBlobStandIn();
-  process.env.VERCEL_BLOB_API_URL = standIn.apiUrl;
-  restoreDispatcher = routeBlobStorageTo(standIn.origin);
-});
-
-afterAll(async () => {
-  restoreDispatcher?.();
-  if (savedApiUrl === undefined) delete process.env.VERCEL_BLOB_API_URL;
-  else process.env.VERCEL_BLOB_API_URL = savedApiUrl;
-  await standIn?.close();
-});
+withBlobStandIn((ready) => (standIn = ready));
 
 beforeEach(() => {
-  standIn.objects.clear();
-  standIn.requests.length = 0;
-  standIn.fault = null;
   store = new BlobStore(standIn.token);
 });
 
