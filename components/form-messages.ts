@@ -8,7 +8,7 @@ import { describeWait } from "@/lib/format";
 export function contactErrorMessage(code: string | null, retryAfterSeconds: number | null = null): string {
   switch (code) {
     case "validation_failed":
-      return "Some fields need attention. Check the messages below and send again.";
+      return "Some fields need attention: see the messages next to them, then send again.";
     case "cross_origin":
       return "This form can only be sent from our own site. Reload this page and try again.";
     case "payload_too_large":
