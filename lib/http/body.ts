@@ -207,6 +207,5 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
       cause: parseError,
     });
   }
-  if (failure) throw failure;
   return form;
 }
