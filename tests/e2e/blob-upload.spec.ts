@@ -4,7 +4,7 @@ import { request as httpRequest } from "node:http";
 import type { Page } from "@playwright/test";
 import { makeFileOfSize, makePng } from "../support/files";
 import { E2E_BLOB_STATE, E2E_BLOB_TOKEN } from "./env";
-import { expect, fillBrief, test, VALID } from "./fixtures";
+import { expect, fillBrief, test, spendContactBudget, VALID } from "./fixtures";
 
 /**
  * The contact form with the Vercel Blob inbox (the `chromium-blob` project): the browser uploads
@@ -201,20 +201,7 @@ test("sent again after a refusal, the form reuses its upload instead of sending 
 }) => {
   const traffic = watchTraffic(page);
   // Five briefs from this test's address use up its contact budget; its upload budget is its own.
-  for (let i = 0; i < 5; i++) {
-    const response = await page.request.post("/api/contact", {
-      multipart: {
-        name: "Rate Limit",
-        email: "limit@example.com",
-        projectType: "other",
-        budget: "undecided",
-        timeline: "exploring",
-        description: "Filling the rate-limit budget for this test's client address.",
-        consent: "on",
-      },
-    });
-    expect(response.status()).toBe(200);
-  }
+  await spendContactBudget(page);
   await fillBrief(page);
   await page
     .getByLabel("Attach a brief")

@@ -57,3 +57,21 @@ export async function readStoredBrief(
   >;
   return { ...brief, folder };
 }
+
+/** Sends five valid briefs from the test's own address: its contact budget (5 per 10 minutes) is then spent. */
+export async function spendContactBudget(page: Page): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    const response = await page.request.post("/api/contact", {
+      multipart: {
+        name: "Rate Limit",
+        email: "limit@example.com",
+        projectType: "other",
+        budget: "undecided",
+        timeline: "exploring",
+        description: "Filling the rate-limit budget for this test's client address.",
+        consent: "on",
+      },
+    });
+    expect(response.status()).toBe(200);
+  }
+}
