@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The system programs the test suites use besides Node: redis-server (real Redis for the rate-limit
-# tests), openssl (a throwaway certificate for the Blob-mode browser tests) and Chromium (browser
-# tests). Runs before `npm test` and in CI: installs what is missing with apt-get where it can (root
+# tests), openssl (a throwaway certificate for the Blob-mode browser tests), strace (the durability
+# test reads the inbox's system calls) and Chromium (browser tests). Runs before `npm test` and in CI: installs what is missing with apt-get where it can (root
 # on Debian or Ubuntu), and otherwise says what to install. Never skips a suite.
 set -euo pipefail
 
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v strace >/dev/null 2>&1 || missing+=(strace)
 # Debian's Chromium is preferred; Playwright's own browser (npx playwright install chromium) also works.
 if [ ! -x /usr/bin/chromium ] && [ ! -x /usr/bin/chromium-browser ] &&
   ! ls "${PLAYWRIGHT_BROWSERS_PATH:-$HOME/.cache/ms-playwright}"/chromium-* >/dev/null 2>&1; then

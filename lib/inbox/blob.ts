@@ -1,4 +1,15 @@
-import { BlobError, BlobPreconditionFailedError, copy, del, get, list, put } from "@vercel/blob";
+import {
+  BlobError,
+  BlobPreconditionFailedError,
+  BlobServiceNotAvailable,
+  BlobUnknownError,
+  copy,
+  del,
+  get,
+  list,
+  put,
+} from "@vercel/blob";
+import { withinDeadline } from "./deadline";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -13,11 +24,12 @@ import {
 
 export interface BlobStoreOptions {
   /**
-   * Upper bound for any one call, also when the caller sets no deadline of its own. The SDK
-   * retries failed requests up to 10 times with waits that double from 1 s; this bound is what
-   * turns a store that is down into an error in seconds instead of minutes.
+   * Upper bound for any one call, also when the caller sets no deadline of its own: what turns a
+   * store that is down into an error in seconds instead of minutes.
    */
   callTimeoutMs?: number;
+  /** How long a write already sent is left to run after its caller stopped waiting. */
+  lateWriteLimitMs?: number;
 }
 
 const LIST_PAGE_SIZE = 1000;
@@ -31,16 +43,26 @@ export class BlobStore implements ObjectStore {
   readonly driver = "vercel-blob";
   private readonly token: string;
   private readonly callTimeoutMs: number;
+  private readonly lateWriteLimitMs: number;
 
   constructor(token: string, options: BlobStoreOptions = {}) {
     this.token = token;
     this.callTimeoutMs = options.callTimeoutMs ?? 8_000;
+    this.lateWriteLimitMs = options.lateWriteLimitMs ?? 30_000;
+    // The SDK's own retries (10 by default, with waits doubling from 1 s) would go on after the
+    // caller's deadline, and a retry that succeeds then lands a write its caller was told had
+    // failed. `call` retries instead, never past the deadline. The SDK has no per-call option.
+    process.env.VERCEL_BLOB_RETRIES = "0";
   }
 
   async put(path: string, body: ObjectBody, contentType: string, options: StoreCallOptions = {}) {
     assertObjectPath(path);
-    await this.call(`write ${path}`, options, (abortSignal) =>
-      put(path, toBlob(body, contentType), this.writeOptions(contentType, true, abortSignal)),
+    await this.call(
+      `write ${path}`,
+      options,
+      (abortSignal) =>
+        put(path, toBlob(body, contentType), this.writeOptions(contentType, true, abortSignal)),
+      { write: true },
     );
   }
 
@@ -52,7 +74,7 @@ export class BlobStore implements ObjectStore {
         options,
         (abortSignal) =>
           put(path, toBlob(body, contentType), this.writeOptions(contentType, false, abortSignal)),
-        isAlreadyExists,
+        { write: true, passThrough: isAlreadyExists },
       );
       return true;
     } catch (error) {
@@ -81,22 +103,28 @@ export class BlobStore implements ObjectStore {
         if (maxBytes === undefined) return new Uint8Array(await new Response(result.stream).arrayBuffer());
         return readAtMost(result.stream, result.blob.size, maxBytes, path);
       },
-      (error) => error instanceof ObjectTooLargeError,
+      { passThrough: (error) => error instanceof ObjectTooLargeError },
     );
   }
 
   async copy(from: string, to: string, contentType: string, options: StoreCallOptions = {}) {
     assertObjectPath(from);
     assertObjectPath(to);
-    await this.call(`copy ${from} to ${to}`, options, (abortSignal) =>
-      copy(from, to, this.writeOptions(contentType, true, abortSignal)),
+    await this.call(
+      `copy ${from} to ${to}`,
+      options,
+      (abortSignal) => copy(from, to, this.writeOptions(contentType, true, abortSignal)),
+      { write: true },
     );
   }
 
   async delete(path: string, options: StoreCallOptions = {}): Promise<void> {
     assertObjectPath(path);
-    await this.call(`delete ${path}`, options, (abortSignal) =>
-      del(path, { token: this.token, abortSignal }),
+    await this.call(
+      `delete ${path}`,
+      options,
+      (abortSignal) => del(path, { token: this.token, abortSignal }),
+      { write: true },
     );
   }
 
@@ -133,41 +161,80 @@ export class BlobStore implements ObjectStore {
 
   /**
    * Runs one SDK call within the caller's deadline and this store's own bound, whichever ends
-   * first. At the deadline the request is aborted (a plain abort, which the SDK does not retry)
-   * and the call fails at once, even while the SDK sits in a wait between retries. Errors become
-   * `StoreUnavailableError`, except those `passThrough` picks for the caller to interpret.
+   * first, retrying a store that answers 5xx or cannot be reached (after 250 ms, then twice as
+   * long each time) until then. No attempt starts after that; the one in flight is then:
+   * - a read: cancelled, as nothing waits for it;
+   * - a write: left to run until it is answered (or `lateWriteLimitMs` passes), since a write
+   *   already sent may still land, and handed to the caller's `track`, so a caller undoing a
+   *   failed save knows when nothing it wrote can still arrive.
+   * Errors become `StoreUnavailableError`, except those `passThrough` picks for the caller.
    */
   private async call<T>(
     action: string,
     options: StoreCallOptions,
     work: (abortSignal: AbortSignal) => Promise<T>,
-    passThrough: (error: unknown) => boolean = () => false,
+    { write = false, passThrough = () => false }: CallKind = {},
   ): Promise<T> {
-    const controller = new AbortController();
-    let giveUp: (reason: Error) => void = () => {};
-    const gaveUp = new Promise<never>((_, reject) => (giveUp = reject));
-    const outer = options.signal;
-    const stop = () => {
-      controller.abort();
-      giveUp(
-        new Error(
-          outer?.aborted ? "the caller's deadline passed" : `no answer within ${this.callTimeoutMs} ms`,
-        ),
-      );
+    const answerBy = AbortSignal.any([
+      AbortSignal.timeout(this.callTimeoutMs),
+      ...(options.signal ? [options.signal] : []),
+    ]);
+    const attempt = () => {
+      const controller = new AbortController();
+      const life = setTimeout(() => controller.abort(), write ? this.lateWriteLimitMs : this.callTimeoutMs);
+      const cancel = () => controller.abort();
+      if (!write) answerBy.addEventListener("abort", cancel, { once: true });
+      return work(controller.signal).finally(() => {
+        clearTimeout(life);
+        answerBy.removeEventListener("abort", cancel);
+      });
     };
-    const timer = setTimeout(stop, this.callTimeoutMs);
-    outer?.addEventListener("abort", stop, { once: true });
-    if (outer?.aborted) stop();
+    const attempts = async () => {
+      for (let wait = FIRST_RETRY_MS; ; wait *= 2) {
+        try {
+          return await attempt();
+        } catch (error) {
+          if (!isRetryable(error) || answerBy.aborted) throw error;
+        }
+        await sleep(wait, answerBy);
+        answerBy.throwIfAborted();
+      }
+    };
     try {
-      return await Promise.race([work(controller.signal), gaveUp]);
+      return await withinDeadline(attempts(), { signal: answerBy, track: options.track }, action);
     } catch (error) {
       if (passThrough(error)) throw error;
       throw new StoreUnavailableError(`Vercel Blob: could not ${action}`, { cause: error });
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener("abort", stop);
     }
   }
+}
+
+interface CallKind {
+  /** The call changes the store: an attempt in flight is never cancelled early. */
+  write?: boolean;
+  /** Errors to give the caller as they are, for it to interpret. */
+  passThrough?: (error: unknown) => boolean;
+}
+
+const FIRST_RETRY_MS = 250;
+
+/** A store that answered 5xx, or could not be reached: worth another attempt while time is left. */
+function isRetryable(error: unknown): boolean {
+  if (error instanceof BlobServiceNotAvailable || error instanceof BlobUnknownError) return true;
+  return error instanceof TypeError && !(error instanceof BlobError);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   unlink,
 } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { withinDeadline } from "./deadline";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -28,7 +29,18 @@ import {
 /** Files being written are hidden under this prefix until they are renamed into place. */
 const TEMP_PREFIX = ".tmp-";
 
-/** The embedded inbox: objects as files under one directory (`INBOX_DIR`). */
+/** Throws once the caller's deadline has passed: called between system calls. */
+type Step = () => void;
+
+/**
+ * The embedded inbox: objects as files under one directory (`INBOX_DIR`).
+ *
+ * Durable: a write is complete only once the file is fsynced, renamed (or linked) into place, and
+ * every directory whose entry it created or renamed is fsynced too, so a power cut after the
+ * answer loses nothing. Bounded: each call answers by the caller's deadline; the work under it
+ * stops at its next system call, and a call that was already waiting on the disk is tracked
+ * (`StoreCallOptions.track`) so what it does late can be undone.
+ */
 export class FilesystemStore implements ObjectStore {
   readonly driver = "filesystem";
   readonly root: string;
@@ -39,42 +51,48 @@ export class FilesystemStore implements ObjectStore {
 
   async put(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    await this.guard(path, options, async () => {
-      const temp = await this.writeTemp(target, body);
+    await this.bounded(`write ${path}`, options, async (step) => {
+      const created = await this.makeFolder(dirname(target), step);
+      const temp = await writeTemp(target, body, step);
       try {
+        step();
         await rename(temp, target);
       } catch (error) {
         await rm(temp, { force: true });
         throw error;
       }
+      await syncFolders(dirname(target), created);
     });
   }
 
   async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    return this.guard(path, options, async () => {
-      const temp = await this.writeTemp(target, body);
+    return this.bounded(`create ${path}`, options, async (step) => {
+      const created = await this.makeFolder(dirname(target), step);
+      const temp = await writeTemp(target, body, step);
       try {
+        step();
         // link() refuses an existing target, so exactly one of concurrent creators wins.
         await link(temp, target);
-        return true;
       } catch (error) {
         if (isCode(error, "EEXIST")) return false;
         throw error;
       } finally {
         await unlink(temp).catch(() => {});
       }
+      await syncFolders(dirname(target), created);
+      return true;
     });
   }
 
   async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
     const target = this.locate(path);
     const { maxBytes } = options;
-    try {
-      options.signal?.throwIfAborted();
+    const read = async (step: Step) => {
       if (maxBytes === undefined) return await readFile(target);
       const file = await open(target, "r");
       try {
+        step();
         const { size } = await file.stat();
         if (size > maxBytes) throw new ObjectTooLargeError(path, size, maxBytes);
         // Files are replaced by rename, never written in place: the open file cannot grow.
@@ -82,34 +100,41 @@ export class FilesystemStore implements ObjectStore {
       } finally {
         await file.close();
       }
+    };
+    try {
+      return await this.bounded(`read ${path}`, options, read);
     } catch (error) {
-      if (error instanceof ObjectTooLargeError) throw error;
-      if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
-      throw new StoreUnavailableError(`Could not read ${path}`, { cause: error });
+      const cause = error instanceof StoreUnavailableError ? error.cause : error;
+      if (cause instanceof ObjectTooLargeError) throw cause;
+      if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return null;
+      throw error;
     }
   }
 
   async copy(from: string, to: string, _contentType: string, options: StoreCallOptions = {}) {
     const source = this.locate(from);
     const target = this.locate(to);
-    await this.guard(to, options, async () => {
-      await mkdir(dirname(target), { recursive: true });
-      const temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+    await this.bounded(`copy ${from} to ${to}`, options, async (step) => {
+      const created = await this.makeFolder(dirname(target), step);
+      const temp = tempPath(target);
       try {
         await copyFile(source, temp);
+        step();
         const file = await open(temp, "r+");
         await file.sync().finally(() => file.close());
+        step();
         await rename(temp, target);
       } catch (error) {
         await rm(temp, { force: true });
         throw error;
       }
+      await syncFolders(dirname(target), created);
     });
   }
 
   async delete(path: string, options: StoreCallOptions = {}): Promise<void> {
     const target = this.locate(path);
-    await this.guard(path, options, async () => {
+    await this.bounded(`delete ${path}`, options, async () => {
       try {
         await rm(target, { force: true });
       } catch (error) {
@@ -128,15 +153,16 @@ export class FilesystemStore implements ObjectStore {
 
   /** Depth-first in name order, a folder sorting as `name/`, so paths come out in ascending order. */
   private async *walk(folder: string, prefix: string, options: StoreCallOptions): AsyncIterable<ObjectInfo> {
+    const directory = folder === "" ? this.root : join(this.root, ...folder.split("/"));
     let entries;
     try {
-      options.signal?.throwIfAborted();
-      entries = await readdir(folder === "" ? this.root : join(this.root, ...folder.split("/")), {
-        withFileTypes: true,
-      });
+      entries = await this.bounded(`list ${folder || "the inbox"}`, options, () =>
+        readdir(directory, { withFileTypes: true }),
+      );
     } catch (error) {
-      if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return;
-      throw new StoreUnavailableError(`Could not list ${folder || "the inbox"}`, { cause: error });
+      const cause = error instanceof StoreUnavailableError ? error.cause : error;
+      if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return;
+      throw error;
     }
     const named = entries
       .filter((entry) => !entry.name.startsWith(TEMP_PREFIX) && (entry.isFile() || entry.isDirectory()))
@@ -149,9 +175,11 @@ export class FilesystemStore implements ObjectStore {
           yield* this.walk(path, prefix, options);
         }
       } else if (path.startsWith(prefix)) {
-        const info = await stat(join(this.root, ...path.split("/"))).catch((error: unknown) => {
-          if (isCode(error, "ENOENT")) return null; // removed while listing
-          throw new StoreUnavailableError(`Could not read ${path}`, { cause: error });
+        const info = await this.bounded(`read ${path}`, options, () =>
+          stat(join(this.root, ...path.split("/"))),
+        ).catch((error: StoreUnavailableError) => {
+          if (isCode(error.cause, "ENOENT")) return null; // removed while listing
+          throw error;
         });
         if (info) yield { path, size: info.size, uploadedAt: info.mtime };
       }
@@ -163,31 +191,72 @@ export class FilesystemStore implements ObjectStore {
     return join(this.root, ...path.split("/"));
   }
 
-  /** Writes the body to a hidden temporary file beside the target and flushes it to disk. */
-  private async writeTemp(target: string, body: ObjectBody): Promise<string> {
-    await mkdir(dirname(target), { recursive: true });
-    const temp = join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
-    const file = await open(temp, "wx", 0o600);
-    try {
-      await writeAll(file, typeof body === "string" ? [Buffer.from(body, "utf8")] : body);
-      await file.sync();
-    } catch (error) {
-      await file.close();
-      await rm(temp, { force: true });
-      throw error;
+  /**
+   * Creates `folder` and any missing parents. Returns the folders whose new entries must be
+   * fsynced: the parent of the first folder created, and each created folder above `folder`
+   * (`folder` itself is synced after its file is renamed into it).
+   */
+  private async makeFolder(folder: string, step: Step): Promise<string[]> {
+    step();
+    const first = await mkdir(folder, { recursive: true });
+    step();
+    if (first === undefined) return [];
+    const created: string[] = [];
+    for (let current = dirname(folder); current.length >= first.length; current = dirname(current)) {
+      created.push(current);
     }
-    await file.close();
-    return temp;
+    created.push(dirname(first));
+    return created;
   }
 
-  private async guard<T>(path: string, options: StoreCallOptions, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one call's work within the caller's deadline: the work is tracked and goes on past it
+   * only to its next step. Every failure becomes `StoreUnavailableError`, with the system's error
+   * as its cause.
+   */
+  private async bounded<T>(action: string, options: StoreCallOptions, work: (step: Step) => Promise<T>) {
+    const { signal } = options;
+    const step: Step = () => signal?.throwIfAborted();
     try {
-      options.signal?.throwIfAborted();
-      return await work();
+      step();
+      return await withinDeadline(work(step), options, action);
     } catch (error) {
-      throw new StoreUnavailableError(`Could not write ${path}`, { cause: error });
+      if (error instanceof StoreUnavailableError) throw error;
+      throw new StoreUnavailableError(`Could not ${action}`, { cause: error });
     }
   }
+}
+
+function tempPath(target: string): string {
+  return join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+}
+
+/** Writes the body to a hidden temporary file beside the target and flushes it to disk. */
+async function writeTemp(target: string, body: ObjectBody, step: Step): Promise<string> {
+  const temp = tempPath(target);
+  const file = await open(temp, "wx", 0o600);
+  try {
+    step();
+    await writeAll(file, typeof body === "string" ? [Buffer.from(body, "utf8")] : body);
+    step();
+    await file.sync();
+  } catch (error) {
+    await file.close();
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await file.close();
+  return temp;
+}
+
+/** Flushes the entries of `folder` and of each of `created` to disk, all at once. */
+async function syncFolders(folder: string, created: readonly string[]): Promise<void> {
+  await Promise.all(
+    [folder, ...created].map(async (path) => {
+      const handle = await open(path, "r");
+      await handle.sync().finally(() => handle.close());
+    }),
+  );
 }
 
 /**

@@ -11,10 +11,16 @@ export interface ObjectInfo {
 export interface StoreCallOptions {
   /**
    * The caller's deadline. When it aborts, the call stops waiting and throws
-   * `StoreUnavailableError`; a remote driver also cancels its request. Local drivers check it
-   * before they start.
+   * `StoreUnavailableError` at once. What the call was doing stops at its next step (the
+   * filesystem driver checks between system calls; the Blob driver cancels a read), except a
+   * remote write already sent, which is left to learn its outcome (see `BlobStore`).
    */
   signal?: AbortSignal;
+  /**
+   * Given the call's own work, which may outlive `signal`: settled once nothing the call started
+   * can still change the store. `Deadline` uses it to undo what lands late.
+   */
+  track?: (work: Promise<unknown>) => void;
 }
 
 export interface GetOptions extends StoreCallOptions {

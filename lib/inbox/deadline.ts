@@ -1,0 +1,77 @@
+import { type StoreCallOptions, StoreUnavailableError } from "./types";
+
+/**
+ * One request's deadline over its store calls. A call still running when the deadline passes
+ * answers its caller at once with `StoreUnavailableError`, but the work under it may go on: a
+ * rename waiting for a hung disk still happens when the disk recovers, and a store may still
+ * accept a write whose answer never came. Every call made under a deadline is tracked until it
+ * settles, so whoever undoes a failed save can wait until nothing it started can still land.
+ */
+export class Deadline {
+  readonly signal: AbortSignal;
+  private readonly calls: Set<Promise<unknown>>;
+
+  private constructor(signal: AbortSignal, calls: Set<Promise<unknown>>) {
+    this.signal = signal;
+    this.calls = calls;
+  }
+
+  /** A deadline `ms` from now. */
+  static in(ms: number): Deadline {
+    return new Deadline(AbortSignal.timeout(ms), new Set());
+  }
+
+  /** A fresh deadline `ms` from now whose calls are tracked with this one's (for a cleanup). */
+  extend(ms: number): Deadline {
+    return new Deadline(AbortSignal.timeout(ms), this.calls);
+  }
+
+  /** What to pass to the store's calls. */
+  get options(): StoreCallOptions {
+    return { signal: this.signal, track: (work) => this.track(work) };
+  }
+
+  /** Some call made under this deadline (or one it was extended from) has not settled yet. */
+  get pending(): boolean {
+    return this.calls.size > 0;
+  }
+
+  /** Resolves once every call made under this deadline has settled, however long that takes. */
+  async settled(): Promise<void> {
+    while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.calls.add(work);
+    const forget = () => this.calls.delete(work);
+    work.then(forget, forget);
+  }
+}
+
+/**
+ * `work`'s outcome, or `StoreUnavailableError` as soon as the caller's deadline (`signal`) passes,
+ * whichever comes first. `work` is handed to the caller's `track` either way: it goes on until it
+ * settles, and its late failure is not an unhandled rejection.
+ */
+export async function withinDeadline<T>(
+  work: Promise<T>,
+  options: StoreCallOptions,
+  action: string,
+): Promise<T> {
+  work.catch(() => {});
+  options.track?.(work);
+  const { signal } = options;
+  if (!signal) return work;
+  let onAbort: () => void = () => {};
+  const expired = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new StoreUnavailableError(`Could not ${action} before the deadline`));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  expired.catch(() => {});
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
