@@ -1,9 +1,16 @@
 import { createHmac } from "node:crypto";
-import { ApiError } from "../http/errors";
-import { type BriefRecord, type ClientRecord, saveBrief, StoreUnavailableError } from "../inbox";
+import { ApiError, validationFailed } from "../http/errors";
+import {
+  type BriefRecord,
+  type ClientRecord,
+  saveBrief,
+  StagedUploadTakenError,
+  StoreUnavailableError,
+} from "../inbox";
 import { type ChannelName, fanOut, forwardedChannels, recordDelivery } from "../notify";
 import { newReference } from "../reference";
 import type { Services } from "../services";
+import { STAGED_UPLOAD_TAKEN } from "./staging";
 import type { Submission } from "./submission";
 
 export interface Receipt {
@@ -54,6 +61,9 @@ export async function receiveBrief(
   try {
     folder = await saveBrief(services.store, spam ? "spam" : "briefs", record, attachment);
   } catch (error) {
+    if (error instanceof StagedUploadTakenError) {
+      throw validationFailed({ brief: STAGED_UPLOAD_TAKEN });
+    }
     if (error instanceof StoreUnavailableError) {
       console.error(`[contact] brief ${record.reference} not stored`, error);
       throw new ApiError("storage_unavailable", undefined, { cause: error });

@@ -42,6 +42,9 @@ export const CLAIM_DEADLINE_MS = 2_000;
 /** Staged uploads older than this were never claimed by a brief: `gc` removes them. */
 export const STAGED_UPLOAD_MAX_AGE_MS = 60 * 60_000;
 
+/** For an upload another brief has claimed (two forms sent at once naming the same upload). */
+export const STAGED_UPLOAD_TAKEN = "This uploaded file was already sent with another brief. Attach it again.";
+
 /** For a path that names no upload of ours, missing or foreign alike: they are not told apart. */
 export const STAGED_UPLOAD_NOT_FOUND = "The uploaded file could not be found. Attach it again.";
 

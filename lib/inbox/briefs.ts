@@ -1,5 +1,7 @@
 import type { Budget, ProjectType, Timeline } from "../schemas/brief";
-import type { ObjectStore } from "./types";
+import { finishInBackground } from "../background";
+import { Deadline } from "./deadline";
+import type { ObjectStore, StoreCallOptions } from "./types";
 
 /** What `brief.json` says about the attached file. */
 export interface AttachmentRecord {
@@ -69,16 +71,62 @@ export interface SaveDeadlines {
 
 export const SAVE_DEADLINES: SaveDeadlines = { saveMs: 6_000, cleanupMs: 1_500 };
 
+/** Another brief has claimed this staged upload already. */
+export class StagedUploadTakenError extends Error {
+  override name = "StagedUploadTakenError";
+}
+
 /**
- * Stores a brief: the attachment first, then `brief.json`, which is the commit point. When a
- * write fails or runs out of time, every object this save tried to write is removed where
- * possible, `brief.json` first: a write that timed out may still have landed, and a brief must
- * never be left pointing at a missing attachment. Throws `StoreUnavailableError` when the store
- * cannot be written.
+ * The marker that says which brief claimed the staged upload `staging/<id>/<name>`:
+ * `staging/<id>.claim`, beside the upload's folder (no upload token can name that path), and
+ * removed with the other staged objects by `gc`.
+ */
+export function stagedClaimPath(staged: string): string {
+  return `${staged.slice(0, staged.lastIndexOf("/"))}.claim`;
+}
+
+/** What `createIfAbsent` found. */
+export interface CreateOutcome {
+  /** The object at the path is this call's own. */
+  created: boolean;
+  /** When it is not: the bytes stored there instead (`null` when that was removed meanwhile). */
+  existing: Uint8Array | null;
+}
+
+/**
+ * Creates `path` holding `body` only if nothing is there, and says whether the object stored
+ * there now is this call's own. A remote store's client may retry a create whose answer was
+ * lost, and the retry meets the object the first attempt made: that is told apart from another
+ * writer's object by its bytes, so `body` must hold something unique to the caller (a brief's
+ * reference, a random revision).
+ */
+export async function createIfAbsent(
+  store: ObjectStore,
+  path: string,
+  body: string,
+  contentType: string,
+  options: StoreCallOptions = {},
+): Promise<CreateOutcome> {
+  if (await store.create(path, body, contentType, options)) return { created: true, existing: null };
+  const existing = await store.get(path, options);
+  if (existing !== null && Buffer.from(body, "utf8").equals(existing))
+    return { created: true, existing: null };
+  return { created: false, existing };
+}
+
+/**
+ * Stores a brief: the attachment first, then `brief.json`, which is the commit point. A staged
+ * attachment (uploaded ahead of the form) is first claimed for this brief, so that of concurrent
+ * briefs naming it exactly one stores it (the others get `StagedUploadTakenError`); it is copied
+ * rather than written, and the staged object is deleted only after the commit point: until then
+ * it is the only copy the visitor has handed over.
  *
- * A staged attachment is copied rather than written, and its staged object is deleted only after
- * the commit point: until then it is the only copy the visitor has handed over. A failed save
- * leaves it in place (the visitor may send the form again; `gc` removes it after an hour).
+ * Every call is bounded by the save's deadline. When a write fails or runs out of time, what this
+ * save wrote is removed, `brief.json` first and the attachment only once `brief.json` is gone, so a
+ * brief never points at a missing file. A call that timed out may still land later (a hung disk
+ * that recovers, a store that accepted a write whose answer was lost): once every call of the save
+ * has settled, the removal runs again, in the background, until it succeeds. Throws
+ * `StoreUnavailableError` when the store cannot be written.
  */
 export async function saveBrief(
   store: ObjectStore,
@@ -88,22 +136,35 @@ export async function saveBrief(
   deadlines: SaveDeadlines = SAVE_DEADLINES,
 ): Promise<string> {
   const base = briefFolder(folder, record.reference, new Date(record.receivedAt));
-  const attempted: string[] = [];
-  const signal = AbortSignal.timeout(deadlines.saveMs);
+  const deadline = Deadline.in(deadlines.saveMs);
+  const { options } = deadline;
+  // What this save may have written, in the order written.
+  const written: string[] = [];
   try {
+    if (attachment?.staged) {
+      const claim = stagedClaimPath(attachment.staged);
+      written.push(claim);
+      if (!(await createIfAbsent(store, claim, `${record.reference}\n`, "text/plain", options)).created) {
+        written.pop(); // another brief's marker: not ours to remove
+        throw new StagedUploadTakenError(`${attachment.staged} is claimed by another brief`);
+      }
+    }
     if (attachment) {
       const path = `${base}/${attachment.record.filename}`;
-      attempted.push(path);
+      written.push(path);
       const { contentType } = attachment.record;
-      if (attachment.staged) await store.copy(attachment.staged, path, contentType, { signal });
-      else await store.put(path, attachment.chunks, contentType, { signal });
+      if (attachment.staged) await store.copy(attachment.staged, path, contentType, options);
+      else await store.put(path, attachment.chunks, contentType, options);
     }
-    attempted.push(`${base}/brief.json`);
-    await store.put(`${base}/brief.json`, `${JSON.stringify(record, null, 2)}\n`, "application/json", {
-      signal,
-    });
+    written.push(`${base}/brief.json`);
+    await store.put(
+      `${base}/brief.json`,
+      `${JSON.stringify(record, null, 2)}\n`,
+      "application/json",
+      options,
+    );
   } catch (error) {
-    await removeAll(store, attempted.reverse(), deadlines.cleanupMs);
+    await undoSave(store, written.reverse(), deadline, deadlines.cleanupMs, record.reference);
     throw error;
   }
   if (attachment?.staged) {
@@ -118,12 +179,58 @@ export async function saveBrief(
   return base;
 }
 
-/** Best effort: each failure is logged, and the caller's own error is what propagates. */
-async function removeAll(store: ObjectStore, paths: readonly string[], timeoutMs: number): Promise<void> {
-  const signal = AbortSignal.timeout(timeoutMs);
+/** Waits before each further attempt to undo a failed save, once its calls have settled. */
+const LATE_UNDO_WAITS_MS = [0, 1_000, 5_000, 15_000, 30_000];
+
+/** Each late attempt's bound. */
+const LATE_UNDO_CALL_MS = 5_000;
+
+/**
+ * Removes what a failed save wrote (`paths`, last written first) within `cleanupMs`. When that
+ * does not finish, or some call of the save is still running, it is done again in the background
+ * once every call has settled: nothing that lands after the answer survives it.
+ */
+async function undoSave(
+  store: ObjectStore,
+  paths: readonly string[],
+  deadline: Deadline,
+  cleanupMs: number,
+  reference: string,
+): Promise<void> {
+  if (paths.length === 0) return;
+  const undone = await removeInOrder(store, paths, deadline.extend(cleanupMs).options, true);
+  if (undone && !deadline.pending) return;
+  finishInBackground(
+    (async () => {
+      await deadline.settled();
+      for (const wait of LATE_UNDO_WAITS_MS) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        const options = { signal: AbortSignal.timeout(LATE_UNDO_CALL_MS) };
+        if (await removeInOrder(store, paths, options, false)) return;
+      }
+      console.error(`[inbox] could not undo the unsaved brief ${reference}; remove ${paths.join(", ")}`);
+    })(),
+    `undoing the unsaved brief ${reference}`,
+  );
+}
+
+/**
+ * Removes `paths` in order and stops at the first that fails: the attachment is removed only once
+ * `brief.json` is gone. True when every one is gone.
+ */
+async function removeInOrder(
+  store: ObjectStore,
+  paths: readonly string[],
+  options: StoreCallOptions,
+  log: boolean,
+): Promise<boolean> {
   for (const path of paths) {
-    await store.delete(path, { signal }).catch((cleanupError: unknown) => {
-      console.error(`[inbox] could not remove ${path} of an unsaved brief`, cleanupError);
-    });
+    try {
+      await store.delete(path, options);
+    } catch (error) {
+      if (log) console.error(`[inbox] could not remove ${path} of an unsaved brief`, error);
+      return false;
+    }
   }
+  return true;
 }

@@ -3,7 +3,15 @@ import { BlobStore } from "./blob";
 import { FilesystemStore } from "./filesystem";
 import type { ObjectStore } from "./types";
 
-export { briefFolder, SAVE_DEADLINES, saveBrief } from "./briefs";
+export {
+  briefFolder,
+  createIfAbsent,
+  SAVE_DEADLINES,
+  saveBrief,
+  stagedClaimPath,
+  StagedUploadTakenError,
+} from "./briefs";
+export { Deadline } from "./deadline";
 export type {
   AttachmentRecord,
   AttachmentUpload,

@@ -222,6 +222,8 @@ describe("POST /api/contact with briefUpload", () => {
 
     expect(standIn.requests.map((request) => `${request.operation} ${request.pathname}`)).toEqual([
       `download ${staged}`,
+      // The claim, created only if absent: no second brief can take this upload.
+      `put ${staged.slice(0, staged.lastIndexOf("/"))}.claim`,
       `copy ${base}/attachment.pdf`,
       `put ${base}/brief.json`,
       `delete ${staged}`,
@@ -369,6 +371,30 @@ describe("POST /api/contact with briefUpload", () => {
     expect((await postContact(app.url, briefWithUpload(staged))).status).toBe(200);
     const again = await postContact(app.url, briefWithUpload(staged));
     expect(again.status).toBe(422);
+  });
+
+  it("of briefs naming one upload at the same moment, exactly one stores it; the others get 422 fields.brief", async () => {
+    const staged = await stage(makePdf("claimed once"), "contested.pdf");
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        postContact(app.url, briefWithUpload(staged, { name: `Sender ${i}` })),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 422, 422, 422]);
+    for (const response of responses.filter((candidate) => candidate.status === 422)) {
+      const body = (await response.json()) as ErrorBody;
+      expect(Object.keys(body.fields ?? {})).toEqual(["brief"]);
+    }
+    const winner = responses.find((response) => response.status === 200);
+    const { reference } = (await winner?.json()) as { reference: string };
+    expect(storedBrief(reference)).toMatchObject({ attachment: { originalName: "contested.pdf" } });
+    const attachments = [...standIn.objects.keys()].filter(
+      (path) => path.startsWith(`briefs/${today()}/`) && path.endsWith("/attachment.pdf"),
+    );
+    expect(attachments.filter((path) => standIn.objects.get(path)?.body.includes("claimed once"))).toEqual([
+      `briefs/${today()}/${reference}/attachment.pdf`,
+    ]);
   });
 
   it("brief.json refused after the copy: 503, the copy is removed and the staged upload kept for another try", async () => {
