@@ -1,6 +1,13 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { finishInBackground } from "../background";
 import { ApiError } from "../http/errors";
-import { type ObjectStore, StoreUnavailableError } from "../inbox";
+import {
+  createIfAbsent,
+  Deadline,
+  type ObjectStore,
+  type StoreCallOptions,
+  StoreUnavailableError,
+} from "../inbox";
 import type { Subscription, Topic } from "../schemas/newsletter";
 
 /** What a subscriber's object holds. */
@@ -12,9 +19,17 @@ export interface SubscriberRecord {
   subscribedAt: string;
   /** When the topics last changed; equal to `subscribedAt` until then. */
   updatedAt: string;
+  /**
+   * Random, new with every write of the record: how a writer recognises its own write when the
+   * store's answer to it was lost. Absent in records written before it existed.
+   */
+  revision?: string;
 }
 
 export type SubscribeOutcome = "subscribed" | "already-subscribed";
+
+/** Every store call of one newsletter request together, so the answer comes within the contract's 10 s. */
+export const SUBSCRIBE_DEADLINE_MS = 8_000;
 
 /** Addresses are one subscriber whatever their case: `Ada@Example.com` is `ada@example.com`. */
 export function subscriberPath(email: string): string {
@@ -25,27 +40,41 @@ export function subscriberPath(email: string): string {
 /**
  * Subscribes an address, or adds the new topics to its subscription. The first request creates the
  * record with the store's atomic create-if-absent, so of any number of concurrent first requests
- * exactly one is "subscribed". A later one merges its topics into the stored ones and writes only
- * when that adds one.
+ * exactly one is "subscribed"; a create whose answer was lost is recognised by its revision, never
+ * answered "already-subscribed". A later request merges its topics into the stored ones and
+ * writes only when that adds one.
  *
  * The merge is read-modify-write without a compare-and-swap (the store has none): two requests
  * adding different topics to one address at the same moment can each write its own union, and the
  * last write wins. Both still answer "already-subscribed" and the record stays whole (writes are
  * atomic); only one request's new topics can be lost, and sending them again restores them.
  *
- * Throws 503 `storage_unavailable` when the store cannot be read or written.
+ * Every store call is bounded by one deadline (`deadlineMs`). Throws 503 `storage_unavailable`
+ * when the store cannot be read or written in time; a record this request created that lands
+ * after that answer is removed again once the store has settled.
  */
 export async function subscribe(
   store: ObjectStore,
   subscription: Subscription,
   now = new Date(),
+  deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<SubscribeOutcome> {
   const path = subscriberPath(subscription.email);
+  const at = now.toISOString();
+  const fresh: SubscriberRecord = {
+    email: subscription.email,
+    topics: subscription.topics,
+    subscribedAt: at,
+    updatedAt: at,
+    revision: newRevision(),
+  };
+  const deadline = Deadline.in(deadlineMs);
   try {
-    return await subscribeAt(store, path, subscription, now.toISOString());
+    return await subscribeAt(store, path, fresh, deadline.options);
   } catch (error) {
     if (error instanceof StoreUnavailableError) {
       console.error(`[newsletter] subscriber ${path} not stored`, error);
+      finishInBackground(removeIfOwn(store, path, fresh, deadline), `undoing subscriber ${path}`);
       throw new ApiError("storage_unavailable", undefined, { cause: error });
     }
     throw error;
@@ -55,25 +84,59 @@ export async function subscribe(
 async function subscribeAt(
   store: ObjectStore,
   path: string,
-  { email, topics }: Subscription,
-  now: string,
+  fresh: SubscriberRecord,
+  options: StoreCallOptions,
 ): Promise<SubscribeOutcome> {
-  const fresh: SubscriberRecord = { email, topics, subscribedAt: now, updatedAt: now };
   // Twice at most: ops unsubscribe an address by deleting its record, which can happen in between.
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (await store.create(path, serialize(fresh), "application/json")) return "subscribed";
-    const bytes = await store.get(path);
-    if (bytes === null) continue;
+    const { created, existing } = await createIfAbsent(
+      store,
+      path,
+      serialize(fresh),
+      "application/json",
+      options,
+    );
+    if (created) return "subscribed";
+    if (existing === null) continue;
 
-    const stored = parseRecord(path, bytes);
-    const added = topics.filter((topic) => !stored.topics.includes(topic));
+    const stored = parseRecord(path, existing);
+    const added = fresh.topics.filter((topic) => !stored.topics.includes(topic));
     if (added.length > 0) {
-      const merged = { ...stored, topics: [...stored.topics, ...added], updatedAt: now };
-      await store.put(path, serialize(merged), "application/json");
+      const merged = {
+        ...stored,
+        topics: [...stored.topics, ...added],
+        updatedAt: fresh.updatedAt,
+        revision: newRevision(),
+      };
+      await store.put(path, serialize(merged), "application/json", options);
     }
     return "already-subscribed";
   }
   throw new StoreUnavailableError(`${path} was removed while subscribing; try again`);
+}
+
+/**
+ * After a request was answered 503: once every call it made has settled, removes the record it
+ * tried to create if that landed after all, so the address is not subscribed against the answer.
+ */
+async function removeIfOwn(
+  store: ObjectStore,
+  path: string,
+  fresh: SubscriberRecord,
+  deadline: Deadline,
+): Promise<void> {
+  await deadline.settled();
+  const options = { signal: AbortSignal.timeout(UNDO_CALL_MS) };
+  const bytes = await store.get(path, options);
+  if (bytes === null || parseRecord(path, bytes).revision !== fresh.revision) return;
+  await store.delete(path, options);
+  console.warn(`[newsletter] subscriber ${path} was stored after its request failed; removed it`);
+}
+
+const UNDO_CALL_MS = 5_000;
+
+function newRevision(): string {
+  return randomBytes(16).toString("hex");
 }
 
 function serialize(record: SubscriberRecord): string {
@@ -88,15 +151,24 @@ function parseRecord(path: string, bytes: Uint8Array): SubscriberRecord {
   } catch (error) {
     throw new Error(`Subscriber record ${path} is not valid JSON`, { cause: error });
   }
-  const { email, topics, subscribedAt, updatedAt } = (record ?? {}) as Partial<Record<string, unknown>>;
+  const { email, topics, subscribedAt, updatedAt, revision } = (record ?? {}) as Partial<
+    Record<string, unknown>
+  >;
   if (
     typeof email !== "string" ||
     !Array.isArray(topics) ||
     !topics.every((topic) => typeof topic === "string") ||
     typeof subscribedAt !== "string" ||
-    typeof updatedAt !== "string"
+    typeof updatedAt !== "string" ||
+    (revision !== undefined && typeof revision !== "string")
   ) {
     throw new Error(`Subscriber record ${path} does not have the expected shape`);
   }
-  return { email, topics: topics as Topic[], subscribedAt, updatedAt };
+  return {
+    email,
+    topics: topics as Topic[],
+    subscribedAt,
+    updatedAt,
+    ...(revision === undefined ? {} : { revision }),
+  };
 }

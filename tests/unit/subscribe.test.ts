@@ -57,6 +57,7 @@ describe("subscribe", () => {
       topics: ["AI", "Quantum"],
       subscribedAt: T0.toISOString(),
       updatedAt: T0.toISOString(),
+      revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
 
@@ -75,6 +76,7 @@ describe("subscribe", () => {
       topics: ["AI", "Research", "Quantum"],
       subscribedAt: T0.toISOString(),
       updatedAt: T1.toISOString(),
+      revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
 
