@@ -1,3 +1,4 @@
+import { finishInBackground } from "../background";
 import type { ObjectStore, StoreCallOptions } from "../inbox";
 import {
   CHANNEL_NAMES,
@@ -10,6 +11,9 @@ import {
 
 /** How long the response waits for `delivery.json` to be written before it goes without it. */
 const RECORD_WAIT_MS = 500;
+
+/** How long writing `delivery.json` may take in all, after the response if need be. */
+const RECORD_WRITE_MS = 5_000;
 
 /**
  * Tells every channel about a stored brief at once, each bounded by `timeoutMs`: a channel that
@@ -71,16 +75,20 @@ export function describeFailure(error: unknown): string {
 
 /**
  * Writes `delivery.json` beside the brief. The brief is stored whatever happens here, so a failure
- * is logged, never thrown; and a slow store does not hold the response past a short wait.
+ * is logged, never thrown; and a slow store does not hold the response past a short wait: the
+ * write goes on after the response (kept alive there by `after()`), bounded on its own.
  */
 export async function recordDelivery(store: ObjectStore, folder: string, delivery: Delivery): Promise<void> {
-  const write = writeDelivery(store, folder, delivery).catch((error: unknown) => {
+  const write = writeDelivery(store, folder, delivery, {
+    signal: AbortSignal.timeout(RECORD_WRITE_MS),
+  }).catch((error: unknown) => {
     console.error(`[notify] could not record the delivery of ${folder}`, error);
   });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, RECORD_WAIT_MS)));
   await Promise.race([write, wait]);
   clearTimeout(timer);
+  finishInBackground(write, `recording the delivery of ${folder}`);
 }
 
 /** Writes `delivery.json` beside the brief, replacing any earlier record; throws when the store fails. */
