@@ -73,6 +73,7 @@ describe("POST /api/newsletter: subscribing", () => {
       topics: ["AI", "Quantum"],
       subscribedAt: expect.any(String),
       updatedAt: record.subscribedAt,
+      revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     const subscribedAt = Date.parse(record.subscribedAt as string);
     expect(subscribedAt).toBeGreaterThanOrEqual(before - 1_000);
@@ -144,8 +145,10 @@ describe("POST /api/newsletter: subscribing", () => {
       topics: ["AI", "Research", "Quantum", "Gaming technology"],
       subscribedAt: first.subscribedAt,
       updatedAt: expect.any(String),
+      revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(Date.parse(merged.updatedAt as string)).toBeGreaterThan(Date.parse(first.updatedAt as string));
+    expect(merged.revision).not.toBe(first.revision);
   });
 
   it("gives exactly one 'subscribed' to 20 concurrent first requests for one address", async () => {
@@ -175,7 +178,7 @@ describe("POST /api/newsletter: subscribing", () => {
     const response = await postNewsletter(app.url, { email, name: "Ada", consent: true, topics: ["AI"] });
     expect(response.status).toBe(200);
     expect(Object.keys(await readSubscriber(inbox, email)).sort()).toEqual(
-      ["email", "subscribedAt", "topics", "updatedAt"].sort(),
+      ["email", "revision", "subscribedAt", "topics", "updatedAt"].sort(),
     );
   });
 
