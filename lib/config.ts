@@ -191,7 +191,7 @@ export interface Config {
   webhook: { url: string; secret: string | null } | null;
   email: { smtpUrl: string; from: Mailbox; to: readonly string[] } | null;
   notifyTimeoutMs: number;
-  /** `null`: not set, a random salt is drawn per process (with a warning). */
+  /** `null`: not set: briefs get a random salt per process (with a warning), Redis keys a fixed key. */
   ipHashSalt: string | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
