@@ -1,3 +1,4 @@
+import { isIPv4 } from "node:net";
 import { z } from "zod";
 
 /**
@@ -86,6 +87,38 @@ const smtpUrl = z.string().transform((value, ctx) => {
 });
 
 /**
+ * How a connection to `SMTP_URL` is protected. One rule for every sender that uses the URL
+ * (lib/notify/smtp.ts applies it), so that no login and no message crosses a network in cleartext:
+ *
+ * - `tls`: `smtps://`, TLS from the first byte.
+ * - `starttls-required`: `smtp://` with credentials in the URL, or to a host that is not loopback:
+ *   STARTTLS or nothing, whether the server does not offer it or an attacker strips it from its
+ *   answer. Query options such as `ignoreTLS=true` cannot turn it off.
+ * - `opted-out`: the same URL with `?requireTLS=false`: STARTTLS when offered, else cleartext.
+ * - `starttls-optional`: a loopback relay without credentials (a local Mailpit): STARTTLS when
+ *   offered, else cleartext that never leaves the machine.
+ *
+ * Loopback means `localhost`, 127.0.0.0/8 and `::1` as written in the URL; any other spelling
+ * counts as another host (the safe side). `service` and `proxy` in the query send the connection
+ * elsewhere (nodemailer reads both), so they never count as loopback either.
+ */
+export type SmtpTls = "tls" | "starttls-required" | "opted-out" | "starttls-optional";
+
+export function smtpTls(smtpUrl: string): SmtpTls {
+  const url = new URL(smtpUrl);
+  if (url.protocol === "smtps:") return "tls";
+  // The URL keeps an IPv6 host in brackets and, for a scheme it does not know, the case as written.
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const loopback = host === "localhost" || host === "::1" || (isIPv4(host) && host.startsWith("127."));
+  const elsewhere = url.searchParams.has("service") || url.searchParams.has("proxy");
+  const credentials = url.username !== "" || url.password !== "";
+  if (loopback && !elsewhere && !credentials) return "starttls-optional";
+  // Exactly the spelling nodemailer turns into `false`; anything else keeps the requirement.
+  const requireTls = url.searchParams.getAll("requireTLS");
+  return requireTls.length === 1 && requireTls[0] === "false" ? "opted-out" : "starttls-required";
+}
+
+/**
  * `WEBHOOK_SECRET` is read exactly as the `standardwebhooks` package reads it, on both ends: an
  * optional `whsec_` prefix, then standard padded base64 of the key bytes. A secret that does not
  * decode (a bare passphrase) is refused at start rather than used as raw bytes: a receiver passing
@@ -158,7 +191,7 @@ export interface Config {
   webhook: { url: string; secret: string | null } | null;
   email: { smtpUrl: string; from: Mailbox; to: readonly string[] } | null;
   notifyTimeoutMs: number;
-  /** `null`: not set, a random salt is drawn per process (with a warning). */
+  /** `null`: not set: briefs get a random salt per process (with a warning), Redis keys a fixed key. */
   ipHashSalt: string | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
@@ -254,6 +287,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       problems.push(`EMAIL_TO must be a comma-separated list of addresses; not one: ${invalidTo.join(", ")}`);
     }
     if (smtp && from && to.length > 0 && invalidTo.length === 0) email = { smtpUrl: smtp, from, to };
+    if (smtp && smtpTls(smtp) === "opted-out") {
+      warnings.push(
+        "SMTP_URL has requireTLS=false: the SMTP login and every brief go in cleartext whenever the server does not offer STARTTLS (or someone on the way strips it)",
+      );
+    }
   } else if (missingEmail.length < 3) {
     warnings.push(
       `The email channel is not configured: ${missingEmail.map(([name]) => name).join(", ")} not set`,

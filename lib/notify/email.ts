@@ -1,6 +1,6 @@
-import { createTransport, type Transporter } from "nodemailer";
 import type { Mailbox } from "../config";
 import { attachmentFileName, emailText } from "./message";
+import { SmtpSender } from "./smtp";
 import type { BriefNotice, Channel } from "./types";
 
 export interface EmailSettings {
@@ -12,33 +12,24 @@ export interface EmailSettings {
 /**
  * Mails each brief to ops through `SMTP_URL`. Success is the SMTP server accepting the message.
  * Every address goes to nodemailer as a structured object, never as header text, so nothing a
- * visitor types can add a header or a recipient.
+ * visitor types can add a header or a recipient. The connection follows the STARTTLS rule of
+ * `SmtpSender`: a brief never goes in cleartext where it could cross a network.
  */
 export class EmailChannel implements Channel {
   readonly name = "email";
-  private readonly transport: Transporter;
+  private readonly sender: SmtpSender;
 
   constructor(
     private readonly settings: EmailSettings,
     timeoutMs: number,
   ) {
-    this.transport = createTransport({
-      url: settings.smtpUrl,
-      // Each phase gives up on its own, not only the whole send (which the fan-out's signal bounds).
-      connectionTimeout: timeoutMs,
-      greetingTimeout: timeoutMs,
-      socketTimeout: timeoutMs,
-      dnsTimeout: timeoutMs,
-      // Message content only ever comes from memory here: never let it name a file or a URL.
-      disableFileAccess: true,
-      disableUrlAccess: true,
-    });
+    this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
   }
 
   async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
     const { record, attachment } = notice;
     const { subject, text, html } = emailText(notice);
-    const info = await this.transport.sendMail({
+    const info = await this.sender.send({
       from: { name: this.settings.from.name, address: this.settings.from.address },
       to: this.settings.to.map((address) => ({ name: "", address })),
       replyTo: { name: record.name, address: record.email },

@@ -16,10 +16,12 @@ export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
 export function createRateLimiters(config: Config): RateLimiters {
   if (config.redis) {
     const redis = createRedisClient(config.redis);
+    // IP_HASH_SALT, never the random salt drawn when it is unset: instances must share the keys.
+    const options = config.ipHashSalt === null ? {} : { subjectSecret: config.ipHashSalt };
     return {
-      contact: new UpstashRateLimiter(redis, "contact", config.rateLimits.contact),
-      newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter),
-      upload: new UpstashRateLimiter(redis, "upload", config.rateLimits.upload),
+      contact: new UpstashRateLimiter(redis, "contact", config.rateLimits.contact, options),
+      newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter, options),
+      upload: new UpstashRateLimiter(redis, "upload", config.rateLimits.upload, options),
     };
   }
   return {

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import type { RateLimitRule } from "../config";
@@ -11,6 +12,22 @@ export const REDIS_TIMEOUT_MS = 800;
 
 /** While Redis is failing, one warning per limiter per this period, with a count, not one per request. */
 const WARNING_INTERVAL_MS = 10_000;
+
+/**
+ * The key for subjects' hashes when no `IP_HASH_SALT` is set. Fixed, not random per process: every
+ * instance (and the next deploy) must compute the same keys to count against one budget. Without a
+ * secret the hashes are pseudonyms only: an IPv4 address can be recovered by trying them all.
+ */
+export const DEFAULT_SUBJECT_KEY = "intake:ratelimit:subject:v1";
+
+/**
+ * What Redis holds for a subject (a client address, or an IPv6 /64): a keyed hash, so no Redis
+ * key, and no error that quotes a command, ever carries the address. Domain-separated from the
+ * brief's `client.ipHash`, which uses the same salt.
+ */
+export function subjectKey(subject: string, secret: string): string {
+  return createHmac("sha256", secret).update(`ratelimit:${subject}`).digest("hex").slice(0, 32);
+}
 
 /**
  * One client per process for every limiter. Each REST call carries its own abort signal (the
@@ -31,6 +48,8 @@ export function createRedisClient(
 }
 
 export interface UpstashRateLimiterOptions {
+  /** Keys `subjectKey`: `IP_HASH_SALT` when it is set, the same on every instance. */
+  subjectSecret?: string;
   timeoutMs?: number;
   warn?: (message: string) => void;
   now?: () => number;
@@ -39,15 +58,17 @@ export interface UpstashRateLimiterOptions {
 /**
  * A limit shared by every instance through Redis: `@upstash/ratelimit`'s sliding window (the
  * current fixed window plus the previous one, weighted by how much of it still overlaps), under
- * one key prefix per policy. When Redis is slow, down or answers with an error, the request goes
- * on as if allowed, within `timeoutMs`, and a warning is logged: limits are a guard against
- * floods, and losing briefs because Redis is unavailable would be worse.
+ * one key prefix per policy, each subject under its `subjectKey`. When Redis is slow, down or
+ * answers with an error, the request goes on as if allowed, within `timeoutMs`, and a warning is
+ * logged: limits are a guard against floods, and losing briefs because Redis is unavailable would
+ * be worse.
  */
 export class UpstashRateLimiter implements RateLimiter {
   readonly driver = "upstash";
   readonly prefix: string;
   private readonly ratelimit: Ratelimit;
   private readonly rule: RateLimitRule;
+  private readonly subjectSecret: string;
   private readonly warn: (message: string) => void;
   private readonly now: () => number;
   private lastWarningAt = Number.NEGATIVE_INFINITY;
@@ -56,6 +77,7 @@ export class UpstashRateLimiter implements RateLimiter {
   constructor(redis: Redis, policy: string, rule: RateLimitRule, options: UpstashRateLimiterOptions = {}) {
     this.rule = rule;
     this.prefix = `intake:ratelimit:${policy}`;
+    this.subjectSecret = options.subjectSecret ?? DEFAULT_SUBJECT_KEY;
     this.warn = options.warn ?? ((message) => console.warn(message));
     this.now = options.now ?? Date.now;
     this.ratelimit = new Ratelimit({
@@ -75,7 +97,7 @@ export class UpstashRateLimiter implements RateLimiter {
 
   async consume(subject: string): Promise<RateLimitDecision> {
     try {
-      const result = await this.ratelimit.limit(subject);
+      const result = await this.ratelimit.limit(subjectKey(subject, this.subjectSecret));
       if (result.reason === "timeout") return this.failOpen("Redis did not answer in time");
       this.recovered();
       return {
@@ -124,7 +146,12 @@ export class UpstashRateLimiter implements RateLimiter {
   }
 }
 
+/**
+ * One line about a failure, without what `@upstash/redis` appends to an error answer (`, command
+ * was: [...]`): the whole request, every key and argument, which is no help to ops and is where a
+ * client's identity would show.
+ */
 function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 300);
-  return String(error).slice(0, 300);
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.replace(/, command was: [\s\S]*$/, "").slice(0, 300);
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { makePdf, makePng } from "../support/files";
 import { findBriefFolder, listInbox, readDeliveryJson } from "../support/inbox";
 import { type AppServer, freePort, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
+import { selfSignedCertificate } from "../support/tls";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 /** Small, so the failure bounds are tested in seconds: a response is due within it + 1 s. */
@@ -41,9 +42,15 @@ describe("both channels configured", () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    smtp = await startSmtpServer({ auth: { user: "intake", pass: "s3cret:pa/ss" } });
+    // With credentials in SMTP_URL the channel requires STARTTLS (email-tls.test.ts): the server
+    // offers it with a certificate `next start` trusts as a CA.
+    const certificate = await selfSignedCertificate("127.0.0.1");
+    const ca = join(await tempDir(), "ca.pem");
+    await writeFile(ca, certificate.cert);
+    smtp = await startSmtpServer({ auth: { user: "intake", pass: "s3cret:pa/ss" }, starttls: certificate });
     inbox = await tempDir();
     app = await startApp({
+      NODE_EXTRA_CA_CERTS: ca,
       INBOX_DIR: inbox,
       WEBHOOK_URL: `${receiver.url}/hooks/intake?source=site`,
       WEBHOOK_SECRET: secret,
@@ -151,6 +158,7 @@ describe("both channels configured", () => {
     if (!mail) return;
 
     expect(mail.user).toBe("intake");
+    expect(mail.secure).toBe(true);
     expect(mail.envelope).toEqual({
       from: "intake@studio.example",
       to: ["ops@studio.example", "sales@studio.example"],

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { briefForm, postContact, validBrief } from "../support/contact";
+import { postNewsletter } from "../support/newsletter";
 import { type RedisServer, startRedis } from "../support/redis";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { startUpstashBridge, type UpstashBridge } from "../support/upstash-bridge";
@@ -11,6 +12,9 @@ import { startUpstashBridge, type UpstashBridge } from "../support/upstash-bridg
  */
 
 const CONTRACT_FAIL_OPEN_MS = 1_500;
+/** What Upstash answers when a database's request limit is used up: every command fails with it. */
+const LIMIT_EXCEEDED =
+  "ERR max requests limit exceeded. Limit: 500000, Usage: 500000. See https://upstash.com/docs/redis/troubleshooting/max_requests_limit for details";
 const WINDOW_MS = 600_000; // CONTACT_RATE_LIMIT's default, 5/10m
 
 let redis: RedisServer;
@@ -87,6 +91,31 @@ describe("rate limits shared through Redis", () => {
     expect((await send(second, freshAddress())).response.status).toBe(200);
   });
 
+  it("when Redis answers an error, requests go on and the warning names no client address", async () => {
+    const ipv4 = "198.51.100.77";
+    const ipv6 = "2001:db8:5e:9:a00:27ff:fe4e:66a1";
+    bridge.failWith(LIMIT_EXCEEDED);
+    try {
+      expect((await send(first, ipv4)).response.status).toBe(200);
+      const subscribed = await postNewsletter(
+        first.url,
+        { email: "grace@navy.example" },
+        { "x-forwarded-for": ipv6 },
+      );
+      expect(subscribed.status).toBe(200);
+      // One warning per endpoint's limiter.
+      await expect
+        .poll(() =>
+          countMatches(first.output(), /\[ratelimit\] Redis failed: .*max requests limit exceeded/g),
+        )
+        .toBe(2);
+    } finally {
+      bridge.failWith(null);
+    }
+    expect(first.output()).not.toContain(ipv4);
+    expect(first.output()).not.toContain("2001:db8:5e:9");
+  });
+
   it("when Redis hangs, and then when it dies, requests go on within 1.5 s and a warning is logged", async () => {
     await awayFromWindowEdge();
     const spent = freshAddress();
@@ -115,6 +144,10 @@ describe("rate limits shared through Redis", () => {
     expect(dead.response.headers.get("ratelimit-limit")).toBe("5");
     expect(countMatches(second.output(), /\[ratelimit\] Redis failed/g)).toBe(1);
     expect(countMatches(second.output(), /\[ratelimit\] Redis/g)).toBe(warningsBefore + 1);
+  });
+
+  it("no process logged a client address this suite used, through any of the failures above", () => {
+    for (const app of [first, second]) expect(app.output()).not.toMatch(/\b192\.0\.2\.\d+\b/);
   });
 });
 

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { rateLimitHeaders } from "@/lib/ratelimit";
+import { parseConfig } from "@/lib/config";
+import { rateLimitSubject } from "@/lib/http/client-address";
+import { createRateLimiters, rateLimitHeaders } from "@/lib/ratelimit";
 import { createRedisClient, REDIS_TIMEOUT_MS, UpstashRateLimiter } from "@/lib/ratelimit/upstash";
 import { type RedisServer, startRedis } from "../support/redis";
 import { freePort } from "../support/server";
@@ -13,6 +15,10 @@ import { startUpstashBridge, type UpstashBridge } from "../support/upstash-bridg
 
 const CONTRACT_FAIL_OPEN_MS = 1_500;
 const rule = { limit: 3, windowMs: 60_000, source: "3/1m" };
+
+/** What Upstash answers when a database's request limit is used up: every command fails with it. */
+const LIMIT_EXCEEDED =
+  "ERR max requests limit exceeded. Limit: 500000, Usage: 500000. See https://upstash.com/docs/redis/troubleshooting/max_requests_limit for details";
 
 let subjectCounter = 0;
 const freshSubject = () => `203.0.113.${(subjectCounter += 1)}`;
@@ -86,26 +92,49 @@ describe("UpstashRateLimiter against Redis", () => {
     expect((await first.consume(subject)).allowed).toBe(false);
   });
 
-  it("keeps one budget per policy and per subject, under the policy's key prefix in Redis", async () => {
+  it("keeps one budget per policy and per subject, under the policy's key prefix, never naming the address", async () => {
     await awayFromWindowEdge(rule.windowMs);
     const client = createRedisClient(bridge);
     const contact = new UpstashRateLimiter(client, "contact", rule);
     const newsletter = new UpstashRateLimiter(client, "newsletter", rule);
     const subject = freshSubject();
+    const ipv6 = rateLimitSubject("2001:db8:4a1:77:5c3e:11ff:fe20:9a1b");
     for (let i = 0; i < 3; i++) await contact.consume(subject);
     expect((await contact.consume(subject)).allowed).toBe(false);
     expect(await newsletter.consume(subject)).toMatchObject({ allowed: true, remaining: 2 });
     expect(await contact.consume(freshSubject())).toMatchObject({ allowed: true, remaining: 2 });
+    expect(await newsletter.consume(ipv6)).toMatchObject({ allowed: true, remaining: 2 });
 
     const resp = await redis.connect();
     try {
-      const keys = (await resp.command(["KEYS", `intake:ratelimit:*:${subject}:*`])) as Buffer[];
-      expect(keys.map((key) => key.toString().split(":").slice(0, 3).join(":")).sort()).toEqual([
-        "intake:ratelimit:contact",
-        "intake:ratelimit:newsletter",
-      ]);
+      const keys = ((await resp.command(["KEYS", "*"])) as Buffer[]).map((key) => key.toString());
+      expect(new Set(keys.map((key) => key.split(":").slice(0, 3).join(":")))).toEqual(
+        new Set(["intake:ratelimit:contact", "intake:ratelimit:newsletter"]),
+      );
+      expect(keys.filter((key) => key.includes(subject) || key.includes("2001:db8:4a1:77"))).toEqual([]);
     } finally {
       resp.close();
+    }
+  });
+
+  it("instances built from one configuration share one count, with IP_HASH_SALT set or not", async () => {
+    await awayFromWindowEdge(60_000);
+    for (const salt of ["shared-salt", undefined]) {
+      const env = {
+        UPSTASH_REDIS_REST_URL: bridge.url,
+        UPSTASH_REDIS_REST_TOKEN: bridge.token,
+        CONTACT_RATE_LIMIT: "2/1m",
+        IP_HASH_SALT: salt,
+      };
+      // Two processes: each builds its limiters from the same variables (a random per-process salt
+      // for the brief's ipHash would give each its own budget).
+      const first = createRateLimiters(parseConfig(env));
+      const second = createRateLimiters(parseConfig(env));
+      const subject = freshSubject();
+      expect((await first.contact.consume(subject)).allowed).toBe(true);
+      expect((await second.contact.consume(subject)).allowed).toBe(true);
+      expect((await first.contact.consume(subject)).allowed).toBe(false);
+      expect((await second.contact.consume(subject)).allowed).toBe(false);
     }
   });
 });
@@ -121,6 +150,7 @@ describe("UpstashRateLimiter fails open", () => {
 
   afterEach(() => {
     redis?.resume();
+    bridge?.failWith(null);
   });
 
   afterAll(async () => {
@@ -167,10 +197,38 @@ describe("UpstashRateLimiter fails open", () => {
       rule,
       { warn },
     );
-    const { value: decision, ms } = await timed(limiter.consume(freshSubject()));
+    const subject = freshSubject();
+    const { value: decision, ms } = await timed(limiter.consume(subject));
     expect(decision.allowed).toBe(true);
     expect(ms).toBeLessThan(500);
     expect(warnings).toEqual([expect.stringMatching(/Redis failed: .*Unauthorized/)]);
+    expect(warnings[0]).not.toContain(subject);
+  });
+
+  it("when Redis answers an error, the warning says so but names no client address", async () => {
+    bridge.failWith(LIMIT_EXCEEDED);
+    const { warn, warnings } = collectingWarnings();
+    const client = createRedisClient(bridge);
+    const contact = new UpstashRateLimiter(client, "contact", rule, { warn });
+    const newsletter = new UpstashRateLimiter(client, "newsletter", rule, { warn });
+    const ipv4 = "198.51.100.23";
+    const ipv6 = "2001:db8:4a1:77:5c3e:11ff:fe20:9a1b";
+    expect(rateLimitSubject(ipv6)).toBe("2001:db8:4a1:77::/64");
+
+    expect((await contact.consume(rateLimitSubject(ipv4))).allowed).toBe(true);
+    expect((await newsletter.consume(rateLimitSubject(ipv6))).allowed).toBe(true);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /\[ratelimit\] Redis failed: .*max requests limit exceeded.* intake:ratelimit:contact /,
+      ),
+      expect.stringMatching(
+        /\[ratelimit\] Redis failed: .*max requests limit exceeded.* intake:ratelimit:newsletter /,
+      ),
+    ]);
+    for (const warning of warnings) {
+      expect(warning).not.toContain(ipv4);
+      expect(warning).not.toContain("2001:db8:4a1:77");
+    }
   });
 
   it("warns once per 10 s while failing, counting what went through unchecked", async () => {

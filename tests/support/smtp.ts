@@ -7,6 +7,8 @@ export interface ReceivedMail {
   envelope: { from: string; to: string[] };
   /** The user the client logged in as, if it did. */
   user: string | null;
+  /** Whether the session was encrypted (upgraded with STARTTLS) when the message came. */
+  secure: boolean;
   raw: Buffer;
   parsed: Email;
 }
@@ -14,35 +16,70 @@ export interface ReceivedMail {
 /** How the server treats the next messages: take them, refuse them with a code, or never answer the DATA. */
 export type SmtpBehaviour = "accept" | { refuse: number } | "hang";
 
+/** A command the server received (its name only, never its arguments), and whether it came over TLS. */
+export interface SmtpCommand {
+  name: string;
+  secure: boolean;
+}
+
 export interface SmtpTestServer {
   port: number;
   /** An `smtp://` URL for SMTP_URL, with the credentials when the server requires them. */
   url: string;
   received: ReceivedMail[];
+  /** Every command any client sent, in order, whether or not the server accepted it. */
+  commands: SmtpCommand[];
   behave(behaviour: SmtpBehaviour): void;
   /** The messages whose subject mentions this brief reference. */
   forReference(reference: string): ReceivedMail[];
   stop(): Promise<void>;
 }
 
+export interface SmtpServerOptions {
+  /** Require this login before any mail. */
+  auth?: { user: string; pass: string };
+  /**
+   * Offer STARTTLS with this certificate. Without it the server is plain text only and does not
+   * even recognise STARTTLS, like a local relay (or a connection whose STARTTLS was stripped).
+   */
+  starttls?: { key: string; cert: string };
+}
+
 /**
- * A real SMTP server (the `smtp-server` package) on 127.0.0.1, plain text (no STARTTLS, like a
- * local relay), optionally requiring a login. Every accepted message is parsed with postal-mime.
+ * A real SMTP server (the `smtp-server` package) on 127.0.0.1, optionally requiring a login and
+ * optionally offering STARTTLS. A login is accepted over plain text too (`allowInsecureAuth`), like
+ * a careless server: whether credentials cross in the clear is up to the client under test. Every
+ * accepted message is parsed with postal-mime; every command is recorded.
  */
-export async function startSmtpServer(
-  options: { auth?: { user: string; pass: string } } = {},
-): Promise<SmtpTestServer> {
+export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = [];
+  const commands: SmtpCommand[] = [];
+  /** Connections (by session id) upgraded with STARTTLS. */
+  const secured = new Set<string>();
   let behaviour: SmtpBehaviour = "accept";
-  const { auth } = options;
+  const { auth, starttls } = options;
+
+  // smtp-server logs each command it reads at debug level, before it decides anything about it:
+  // the one place that sees a command the server then refuses.
+  const record = (entry: { tnx?: string; cid?: string; command?: string }) => {
+    if (entry.tnx === "command" && entry.command) {
+      commands.push({ name: entry.command.toUpperCase(), secure: secured.has(entry.cid ?? "") });
+    }
+  };
+  const quiet = () => {};
 
   const server = new SMTPServer({
-    logger: false,
+    logger: { trace: quiet, debug: record, info: quiet, warn: quiet, error: quiet, fatal: quiet },
     // close() otherwise waits up to 30 s for clients that are still connected.
     closeTimeout: 500,
-    disabledCommands: auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],
+    disabledCommands: [...(starttls ? [] : ["STARTTLS"]), ...(auth ? [] : ["AUTH"])],
+    ...(starttls ? { key: starttls.key, cert: starttls.cert } : {}),
     authOptional: !auth,
     allowInsecureAuth: true,
+    onSecure(_socket, session, callback) {
+      secured.add(session.id);
+      callback();
+    },
     onAuth(credentials, _session, callback) {
       if (auth && credentials.username === auth.user && credentials.password === auth.pass) {
         callback(null, { user: credentials.username });
@@ -70,6 +107,7 @@ export async function startSmtpServer(
               to: session.envelope.rcptTo.map((recipient) => recipient.address),
             },
             user: typeof session.user === "string" ? session.user : null,
+            secure: session.secure,
             raw,
             parsed,
           });
@@ -87,6 +125,7 @@ export async function startSmtpServer(
     port,
     url: `smtp://${credentials}127.0.0.1:${port}`,
     received,
+    commands,
     behave: (next) => (behaviour = next),
     forReference: (reference) => received.filter((mail) => mail.parsed.subject?.includes(reference)),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -16,12 +16,17 @@ import { RespClient, RespError, type RespReply } from "./resp";
  *   original script's SHA1 (what the library sends) runs the stripped one.
  *
  * When Redis cannot be reached it answers HTTP 500 `{ error }`; when Redis hangs, so does it.
+ * `failWith(message)` makes it answer every request HTTP 400 `{ error: message }` without asking
+ * Redis, as Upstash does when a database's request limit is used up; `@upstash/redis` then
+ * throws `<message>, command was: <the request body>`.
  */
 export interface UpstashBridge {
   url: string;
   token: string;
   /** Commands received, upper-cased names only, for tests that check what went to Redis. */
   commands: string[];
+  /** Answer every request with this error (HTTP 400) from now on; `null` to answer normally again. */
+  failWith(message: string | null): void;
   close(): Promise<void>;
 }
 
@@ -31,6 +36,7 @@ export async function startUpstashBridge(redisPort: number): Promise<UpstashBrid
   /** SHA1 of an original script -> SHA1 of the one Redis actually has. */
   const shaOfStripped = new Map<string, string>();
   let connection: Promise<RespClient> | null = null;
+  let failure: string | null = null;
 
   /** One connection, opened again after Redis dropped it; MULTI and EXEC must share it. */
   const redis = async (args: string[]): Promise<RespReply> => {
@@ -86,6 +92,7 @@ export async function startUpstashBridge(redisPort: number): Promise<UpstashBrid
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== "POST") return send(res, 405, { error: "Method not allowed" });
     if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, { error: "Unauthorized" });
+    if (failure !== null) return send(res, 400, { error: failure });
     const base64 = String(req.headers["upstash-encoding"] ?? "").toLowerCase() === "base64";
     const encode = (reply: RespReply) => toJson(reply, base64);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
@@ -146,6 +153,7 @@ export async function startUpstashBridge(redisPort: number): Promise<UpstashBrid
     url: `http://127.0.0.1:${port}`,
     token,
     commands,
+    failWith: (message) => (failure = message),
     close: () =>
       new Promise<void>((resolve) => {
         void connection?.then((client) => client.close()).catch(() => {});

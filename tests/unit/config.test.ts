@@ -1,6 +1,14 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, parseMailbox, parseRateLimitRule, webhookSecretBytes } from "@/lib/config";
+import {
+  ConfigError,
+  parseConfig,
+  parseMailbox,
+  parseRateLimitRule,
+  type SmtpTls,
+  smtpTls,
+  webhookSecretBytes,
+} from "@/lib/config";
 
 type Env = Record<string, string | undefined>;
 
@@ -295,6 +303,75 @@ describe("email channel", () => {
       for (const variable of missing) expect(config.warnings[0]).toContain(variable);
     },
   );
+});
+
+describe("smtpTls: how an SMTP_URL's connection is protected", () => {
+  it.each<[string, SmtpTls]>([
+    // smtps:// is TLS from the first byte, whatever the query says.
+    ["smtps://user:pass@mail.example:465", "tls"],
+    ["smtps://mail.example", "tls"],
+    ["smtps://127.0.0.1:465", "tls"],
+    ["smtps://user:pass@mail.example:465?requireTLS=false", "tls"],
+    // Credentials in the URL: STARTTLS or nothing, even to loopback.
+    ["smtp://user:pass@mail.example:587", "starttls-required"],
+    ["smtp://user:pass@127.0.0.1:1025", "starttls-required"],
+    ["smtp://user:pass@localhost:1025", "starttls-required"],
+    ["smtp://user:pass@[::1]:1025", "starttls-required"],
+    ["smtp://user@127.0.0.1", "starttls-required"],
+    ["smtp://:pass@127.0.0.1", "starttls-required"],
+    // Another host, even without credentials: the mail itself would cross the network.
+    ["smtp://mail.example", "starttls-required"],
+    ["smtp://mail.example:25", "starttls-required"],
+    ["smtp://192.0.2.10:25", "starttls-required"],
+    ["smtp://[2001:db8::1]:25", "starttls-required"],
+    ["smtp://localhost.example:25", "starttls-required"],
+    ["smtp://127.0.0.1.example:25", "starttls-required"],
+    // Only the three loopback forms count: anything else is treated as another host.
+    ["smtp://0.0.0.0:25", "starttls-required"],
+    ["smtp://127.1:25", "starttls-required"],
+    ["smtp://[::ffff:127.0.0.1]:25", "starttls-required"],
+    // Without "//" the URL has no host for us, while nodemailer reads one into it: not loopback.
+    ["smtp:127.0.0.1:25", "starttls-required"],
+    // nodemailer takes `service` (a provider's host) and `proxy` from the query: both leave loopback.
+    ["smtp://127.0.0.1:25?service=gmail", "starttls-required"],
+    ["smtp://127.0.0.1:25?proxy=http://proxy.example:3128", "starttls-required"],
+    // Query options that would turn STARTTLS off are not an opt-out.
+    ["smtp://user:pass@mail.example?ignoreTLS=true", "starttls-required"],
+    ["smtp://user:pass@mail.example?opportunisticTLS=true", "starttls-required"],
+    ["smtp://user:pass@mail.example?secure=false", "starttls-required"],
+    ["smtp://user:pass@mail.example?requireTLS=0", "starttls-required"],
+    ["smtp://user:pass@mail.example?requireTLS=FALSE", "starttls-required"],
+    ["smtp://user:pass@mail.example?requireTLS=false&requireTLS=true", "starttls-required"],
+    // The opt-out, spelled as nodemailer reads it.
+    ["smtp://user:pass@mail.example:587?requireTLS=false", "opted-out"],
+    ["smtp://mail.example?requireTLS=false", "opted-out"],
+    ["smtp://user:pass@127.0.0.1:1025?requireTLS=false", "opted-out"],
+    // A loopback relay without credentials (a local Mailpit): STARTTLS when offered, as today.
+    ["smtp://127.0.0.1:1025", "starttls-optional"],
+    ["smtp://127.8.9.10:25", "starttls-optional"],
+    ["smtp://127.255.255.254", "starttls-optional"],
+    ["smtp://[::1]:1025", "starttls-optional"],
+    ["smtp://[0:0:0:0:0:0:0:1]:1025", "starttls-optional"],
+    ["smtp://localhost:1025", "starttls-optional"],
+    ["smtp://LocalHost:1025", "starttls-optional"],
+    ["smtp://localhost:1025?requireTLS=false", "starttls-optional"],
+    ["smtp://127.0.0.1:1025?ignoreTLS=true", "starttls-optional"],
+  ])("%s -> %s", (url, expected) => {
+    expect(smtpTls(url)).toBe(expected);
+  });
+
+  it("warns at start when the opt-out is what lets a login or a brief go in cleartext", () => {
+    const optedOut = parseConfig({
+      ...EMAIL_ENV,
+      SMTP_URL: "smtp://user:pass@mail.example:587?requireTLS=false",
+    });
+    expect(optedOut.email).not.toBeNull();
+    expect(optedOut.warnings).toEqual([expect.stringMatching(/requireTLS=false.*cleartext/)]);
+    expect(parseConfig(EMAIL_ENV).warnings).toEqual([]);
+    expect(
+      parseConfig({ ...EMAIL_ENV, SMTP_URL: "smtp://127.0.0.1:1025?requireTLS=false" }).warnings,
+    ).toEqual([]);
+  });
 });
 
 describe("webhook channel", () => {
