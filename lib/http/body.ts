@@ -53,11 +53,18 @@ async function* countedChunks(request: Request, maxBytes: number): AsyncGenerato
   }
 }
 
-/** The whole body as text, under the cap. */
+/** UTF-8 that refuses bytes it cannot read, and keeps a byte-order mark as the text's first character. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The whole body as UTF-8 text, under the cap; a body that is not UTF-8 is 400, never altered with U+FFFD. */
 export async function readText(request: Request, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of countedChunks(request, maxBytes)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
+  try {
+    return STRICT_UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new ApiError("malformed_body", "The request body could not be read: it is not valid UTF-8.");
+  }
 }
 
 export interface UploadedFile {

@@ -2,7 +2,14 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { multipartBody, postContact, type RawPart, textPart, validBrief } from "../support/contact";
+import {
+  multipartBody,
+  nextAddress,
+  postContact,
+  type RawPart,
+  textPart,
+  validBrief,
+} from "../support/contact";
 import { makePdf } from "../support/files";
 import { findBriefFolder, listInbox, readBriefJson } from "../support/inbox";
 import { type AppServer, startApp, tempDir } from "../support/server";
@@ -156,6 +163,26 @@ describe("POST /api/contact: text parts labelled with a charset, as real clients
     const fields = await fieldErrors(response);
     expect(Object.keys(fields)).toEqual(["name"]);
     expect(fields.name).toMatch(/UTF-8/);
+    expect(await listInbox(inbox)).toEqual(before);
+  });
+});
+
+describe("POST /api/newsletter: a body that is not UTF-8", () => {
+  it("is 400 malformed_body, never read with U+FFFD in it, and stores nothing", async () => {
+    const before = await listInbox(inbox);
+    // The bad byte sits in a key the newsletter ignores: only a strict reading notices it.
+    const body = Buffer.concat([
+      Buffer.from(`{"email":"charsets-${Date.now()}@example.com","topics":["AI"],"note":"caf`),
+      Buffer.from([0xe9]),
+      Buffer.from('"}'),
+    ]);
+    const response = await fetch(`${app.url}/api/newsletter`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", "x-forwarded-for": nextAddress() },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe("malformed_body");
     expect(await listInbox(inbox)).toEqual(before);
   });
 });
