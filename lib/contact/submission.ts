@@ -53,7 +53,8 @@ export async function validateSubmission(
     if (form.files.has(field)) problems[field] = "Send this field as text, not as a file.";
     else if (values.length > 1) problems[field] = "This field was sent more than once.";
     else if (first?.truncated) problems[field] = "This field is far too long.";
-    else if (first?.invalidEncoding) problems[field] = "This field is not valid UTF-8 text.";
+    else if (first?.invalidEncoding)
+      problems[field] = "This field's text could not be read; send it as UTF-8.";
     else if (first) input[field] = first.value;
   }
 

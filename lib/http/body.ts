@@ -1,6 +1,8 @@
 import busboy from "busboy";
+import { parseContentType } from "busboy/lib/utils.js";
 import { formatBytes } from "../format";
-import { ApiError } from "./errors";
+import { ApiError, toApiError } from "./errors";
+import { decodePartText, PartCharsets } from "./part-charsets";
 
 /**
  * Request bodies read under a byte cap: the declared size is checked before anything is read,
@@ -39,7 +41,13 @@ async function* countedChunks(request: Request, maxBytes: number): AsyncGenerato
   let received = 0;
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        throw clientWentAway(request, received, error);
+      }
+      const { done, value } = next;
       if (done) return;
       received += value.byteLength;
       if (received > maxBytes) throw tooLarge(maxBytes);
@@ -51,11 +59,30 @@ async function* countedChunks(request: Request, maxBytes: number): AsyncGenerato
   }
 }
 
-/** The whole body as text, under the cap. */
+/**
+ * Reading the body fails when the connection breaks off before the body ends: the client went away
+ * (closed the tab, lost its network). Nobody waits for an answer and nothing is stored; this is no
+ * bug, so it is one info line (never the client's address) and a quiet 400, not the 500 path.
+ */
+function clientWentAway(request: Request, received: number, cause: unknown): ApiError {
+  const path = new URL(request.url).pathname;
+  console.info(`[api] ${path}: the client went away after sending ${formatBytes(received)} of its body`);
+  const message = "The request body could not be read: the connection closed before it ended.";
+  return new ApiError("malformed_body", message, { cause });
+}
+
+/** UTF-8 that refuses bytes it cannot read, and keeps a byte-order mark as the text's first character. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The whole body as UTF-8 text, under the cap; a body that is not UTF-8 is 400, never altered with U+FFFD. */
 export async function readText(request: Request, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of countedChunks(request, maxBytes)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
+  try {
+    return STRICT_UTF8.decode(Buffer.concat(chunks));
+  } catch {
+    throw new ApiError("malformed_body", "The request body could not be read: it is not valid UTF-8.");
+  }
 }
 
 export interface UploadedFile {
@@ -80,7 +107,7 @@ export interface FieldValue {
   value: string;
   /** Longer than `maxFieldBytes`; `value` holds only the start. */
   truncated: boolean;
-  /** The bytes were not valid UTF-8. */
+  /** The bytes were not text in the part's charset (UTF-8 unless it named another). */
   invalidEncoding: boolean;
 }
 
@@ -93,18 +120,8 @@ export interface MultipartLimits {
   fileFields: readonly string[];
 }
 
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/** Decodes a part that busboy read as latin1 (a lossless byte view) as strict UTF-8. */
-function decodeField(latin1: string): { value: string; invalidEncoding: boolean } {
-  // A part that named its own charset was decoded by busboy with it already.
-  if (/[^\u0000-\u00ff]/.test(latin1)) return { value: latin1, invalidEncoding: false };
-  try {
-    return { value: STRICT_UTF8.decode(Buffer.from(latin1, "latin1")), invalidEncoding: false };
-  } catch {
-    return { value: "", invalidEncoding: true };
-  }
-}
+/** busboy's charset for parameters such as `filename*`; the charset stage parses them alike. */
+const PARAM_CHARSET = "utf8";
 
 /**
  * Parses a `multipart/form-data` body as it streams in. Malformed bodies (bad boundary, truncated
@@ -120,8 +137,10 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   try {
     parser = busboy({
       headers: { "content-type": contentType },
+      // Text parts reach the listener as latin1, a lossless view of their bytes (the charset stage
+      // below hides every declared charset from busboy); each is decoded once, by decodePartText.
       defCharset: "latin1",
-      defParamCharset: "utf8",
+      defParamCharset: PARAM_CHARSET,
       limits: {
         fieldSize: limits.maxFieldBytes,
         fileSize: limits.maxFileBytes + 1, // busboy flags a file that reaches the limit, so allow the exact size
@@ -135,20 +154,28 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     });
   }
 
+  // busboy accepted the content type, so it has a boundary, the one parsed here the same way.
+  const charsets = new PartCharsets(parseContentType(contentType)?.params.boundary ?? "", PARAM_CHARSET);
+
   const form: MultipartForm = { fields: new Map(), files: new Map() };
   let failure: ApiError | null = null;
   const fail = (error: ApiError) => {
     failure ??= error;
   };
+  const unrecordedPart = () =>
+    fail(toApiError(new Error("multipart: busboy emitted a part the charset stage did not record")));
 
   parser.on("field", (name, raw, info) => {
-    const { value, invalidEncoding } = decodeField(raw);
+    const charset = charsets.nextPart();
+    if (charset === undefined) return unrecordedPart();
+    const value = decodePartText(raw, charset);
     const values = form.fields.get(name) ?? [];
-    values.push({ value, truncated: info.valueTruncated, invalidEncoding });
+    values.push({ value: value ?? "", truncated: info.valueTruncated, invalidEncoding: value === null });
     form.fields.set(name, values);
   });
 
   parser.on("file", (name, stream, info) => {
+    if (charsets.nextPart() === undefined) unrecordedPart();
     const file: UploadedFile = {
       filename: info.filename ?? "",
       declaredType: info.mimeType,
@@ -186,13 +213,19 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     });
   });
 
+  const feed = async (bytes: Buffer) => {
+    if (bytes.length > 0 && !parser.write(bytes)) {
+      await Promise.race([new Promise((resolve) => parser.once("drain", resolve)), settled]);
+    }
+    if (charsets.malformed) fail(malformed());
+  };
+
   try {
     for await (const chunk of countedChunks(request, limits.maxBodyBytes)) {
       if (failure || parseError) break;
-      if (!parser.write(chunk)) {
-        await Promise.race([new Promise((resolve) => parser.once("drain", resolve)), settled]);
-      }
+      await feed(charsets.write(chunk));
     }
+    if (!failure && !parseError) await feed(charsets.end());
     if (!failure && !parseError) {
       parser.end();
       await settled;
@@ -202,10 +235,12 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     parser.destroy(); // a no-op once parsing closed; otherwise stops it mid-body
   }
   if (failure) throw failure;
-  if (parseError) {
-    throw new ApiError("malformed_body", "The form data could not be read: it is malformed or incomplete.", {
-      cause: parseError,
-    });
-  }
+  if (parseError) throw malformed(parseError);
   return form;
+}
+
+function malformed(cause?: unknown): ApiError {
+  return new ApiError("malformed_body", "The form data could not be read: it is malformed or incomplete.", {
+    cause,
+  });
 }

@@ -104,3 +104,29 @@ export function rawRequest(
     else req.end();
   });
 }
+
+export interface RawPart {
+  /** Header lines of the part, without line ends. */
+  headers: string[];
+  /** The part's content: a string is sent as UTF-8, bytes as they are. */
+  body: Uint8Array | string;
+}
+
+/** A text part as clients label it: `contentType` as given, or none (what browsers send). */
+export function textPart(name: string, value: Uint8Array | string, contentType?: string): RawPart {
+  const headers = [`Content-Disposition: form-data; name="${name}"`];
+  if (contentType !== undefined) headers.push(`Content-Type: ${contentType}`);
+  return { headers, body: value };
+}
+
+/** A `multipart/form-data` body built byte by byte, for labels and bytes `FormData` never sends. */
+export function multipartBody(boundary: string, parts: readonly RawPart[]): Buffer<ArrayBuffer> {
+  const pieces: Buffer[] = [];
+  for (const part of parts) {
+    pieces.push(Buffer.from(`--${boundary}\r\n${part.headers.join("\r\n")}\r\n\r\n`, "latin1"));
+    pieces.push(typeof part.body === "string" ? Buffer.from(part.body, "utf8") : Buffer.from(part.body));
+    pieces.push(Buffer.from("\r\n", "latin1"));
+  }
+  pieces.push(Buffer.from(`--${boundary}--\r\n`, "latin1"));
+  return Buffer.concat(pieces);
+}
