@@ -6,6 +6,7 @@ import { rawRequest, validBrief, type RawResponse } from "../support/contact";
 import { makeFileOfSize, makePdf, makePng } from "../support/files";
 import { listInbox } from "../support/inbox";
 import { type AppServer, startApp, tempDir } from "../support/server";
+import { generator, type Random } from "../support/random";
 
 /**
  * Generated bad input against a real `next start`: malformed multipart bodies for /api/contact and
@@ -20,22 +21,6 @@ import { type AppServer, startApp, tempDir } from "../support/server";
 const SEED = Number(process.env.ABUSE_SEED ?? 20_261_122);
 const REQUEST_TIMEOUT_MS = 20_000;
 const KiB = 1024;
-
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  const bytes = (length: number) => Buffer.from(Array.from({ length }, () => int(0, 255)));
-  return { next, int, pick, bytes };
-}
-type Random = ReturnType<typeof generator>;
 
 // ---------------------------------------------------------------------------------------------------
 // Multipart bodies, built by hand so that every byte can be wrong

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodePartText, PartCharsets } from "@/lib/http/part-charsets";
 import { multipartBody, type RawPart, textPart } from "../support/contact";
 import { splitAt, splitIntoChunks } from "../support/files";
+import { generator } from "../support/random";
 
 const BOUNDARY = "----stage7Qx";
 const NAME = "José Müller";
@@ -283,20 +284,6 @@ describe("decodePartText", () => {
 });
 
 describe("PartCharsets against busboy on generated bodies", () => {
-  /** mulberry32, seeded: a failure names its case and replays. */
-  function generator(seed: number) {
-    let state = seed >>> 0;
-    const next = () => {
-      state = (state + 0x6d2b79f5) >>> 0;
-      let t = Math.imul(state ^ (state >>> 15), 1 | state);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-    const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-    return { next, int, pick };
-  }
-
   /** What busboy emits for the body itself, names and kinds only, and whether it fails. */
   function direct(chunks: readonly Uint8Array[]): Promise<{ parts: string[]; failed: boolean }> {
     const parser = busboy({
