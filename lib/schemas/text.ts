@@ -1,5 +1,9 @@
 import { z } from "zod";
 
+// In the browser zod must not probe for `new Function`: the site's CSP allows no eval, and the
+// probe, though caught, is reported as a CSP violation. (The server keeps zod's faster parsers.)
+if (typeof window !== "undefined") z.config({ jitless: true });
+
 /** Length in Unicode code points, as the contract counts it (an emoji is one, not two). */
 export function codePoints(value: string): number {
   let count = value.length;

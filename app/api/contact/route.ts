@@ -13,6 +13,7 @@ import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { ApiError, errorResponse, json, toApiError } from "@/lib/http/errors";
 import { seeOther, wantsHtml } from "@/lib/http/navigation";
 import { isCrossOrigin } from "@/lib/http/origin";
+import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
 
@@ -22,15 +23,20 @@ import { getServices } from "@/lib/services";
  */
 export async function POST(request: Request): Promise<Response> {
   const navigating = wantsHtml(request);
-  let rateLimitHeaders: Record<string, string> = {};
+  // HSTS here, not from the proxy: no proxy may stand in front of this route's body.
+  let headers: Record<string, string> = {};
   try {
     const services = getServices();
     const { config } = services;
+    headers = transportSecurityHeaders(config.siteOrigin);
 
     if (isCrossOrigin(request.headers, config)) throw new ApiError("cross_origin");
 
     const address = clientAddress(request.headers, config.trustedProxyHops);
-    rateLimitHeaders = await enforceRateLimit(services.limiters.contact, rateLimitSubject(address));
+    headers = {
+      ...headers,
+      ...(await enforceRateLimit(services.limiters.contact, rateLimitSubject(address))),
+    };
 
     assertDeclaredSize(request, CONTACT_BODY_LIMIT);
     assertMediaType(request, "multipart/form-data");
@@ -43,10 +49,10 @@ export async function POST(request: Request): Promise<Response> {
     const client = describeClient(request, address, services.ipHashSalt);
     const { reference, forwarded } = await receiveBrief(services, submission, client);
 
-    if (navigating) return seeOther(thankYouLocation(reference), rateLimitHeaders);
-    return json({ ok: true, reference, stored: true, forwarded }, { headers: rateLimitHeaders });
+    if (navigating) return seeOther(thankYouLocation(reference), headers);
+    return json({ ok: true, reference, stored: true, forwarded }, { headers });
   } catch (error) {
-    if (navigating) return seeOther(contactFormLocation(toApiError(error)), rateLimitHeaders);
-    return errorResponse(error, rateLimitHeaders);
+    if (navigating) return seeOther(contactFormLocation(toApiError(error)), headers);
+    return errorResponse(error, headers);
   }
 }
