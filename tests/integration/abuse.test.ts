@@ -820,6 +820,7 @@ describe("after the abuse", () => {
         "subscribedAt",
         "topics",
         "updatedAt",
+        "verification",
       ]);
     }
   });
