@@ -1,7 +1,7 @@
 import type { MultipartForm } from "../http/body";
+import { TOKEN_FIELD } from "./types";
 
-/** Where a client sends the widget's token: a form field, or a key of a JSON body. */
-export const TOKEN_FIELD = "cf-turnstile-response";
+export { TOKEN_FIELD };
 
 /**
  * The token from a multipart form: one text part. Absent, empty, sent twice, as a file or cut short

@@ -1,3 +1,6 @@
+/** Where a client sends the widget's token: a form field, or a key of a JSON body. */
+export const TOKEN_FIELD = "cf-turnstile-response";
+
 /**
  * How a request's human check went, as a brief, its notifications and a subscriber record keep it:
  * `passed` (siteverify confirmed the token), `unavailable` (siteverify could not be asked, so the
