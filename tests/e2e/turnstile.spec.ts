@@ -261,6 +261,29 @@ test("the pages have no axe violations with both widgets, and where a no-JavaScr
   await expectNoViolations(page, "the newsletter page after a no-JavaScript post");
 });
 
+test("on a phone the widgets fit the screen; screenshots of both forms with them", async ({
+  page,
+}, testInfo) => {
+  await serveFakeWidget(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/#contact");
+  await fillBrief(page);
+  await footerForm(page).getByLabel("Email", { exact: true }).focus();
+  await expect(widgetIn(page)).toHaveCount(2);
+  // Nothing is wider than the phone's screen, the widgets included.
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+  ).toBeLessThanOrEqual(0);
+  for (const [name, scope] of [
+    ["contact-widget-mobile", contact(page)],
+    ["newsletter-widget-mobile", footerForm(page)],
+  ] as const) {
+    const path = testInfo.outputPath(`${name}.png`);
+    await scope.screenshot({ path });
+    await testInfo.attach(name, { path, contentType: "image/png" });
+  }
+});
+
 test.describe("without JavaScript", () => {
   test.use({ javaScriptEnabled: false });
 
