@@ -6,12 +6,25 @@ import {
   E2E_BLOB_URL,
   E2E_INBOX,
   E2E_PORT,
+  E2E_TURNSTILE_API_PORT,
+  E2E_TURNSTILE_URL,
   E2E_URL,
 } from "./tests/e2e/env";
 
 /** Debian's Chromium where it is installed (CI, this project's machines); else Playwright's own browser. */
 const systemChromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 const runningAsRoot = process.getuid?.() === 0;
+const rootArgs = runningAsRoot
+  ? ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
+  : [];
+
+/**
+ * For the Blob projects: the SDK in the page calls https://vercel.com/api/blob, so vercel.com
+ * resolves to that project's stand-in's HTTPS listener, and every other name to nothing: the
+ * browser can reach no real host at all (Cloudflare's widget script is served by the tests).
+ */
+const onlyVercelAt = (port: number) =>
+  `--host-resolver-rules=MAP vercel.com 127.0.0.1:${port}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -26,16 +39,15 @@ export default defineConfig({
     baseURL: E2E_URL,
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
-    launchOptions: {
-      executablePath: systemChromium,
-      args: runningAsRoot
-        ? ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
-        : [],
-    },
+    launchOptions: { executablePath: systemChromium, args: rootArgs },
   },
   projects: [
     // The filesystem inbox: files travel in the form.
-    { name: "chromium", use: { browserName: "chromium" }, testIgnore: /blob-.*\.spec\.ts$/ },
+    {
+      name: "chromium",
+      use: { browserName: "chromium" },
+      testIgnore: [/blob-.*\.spec\.ts$/, /turnstile\.spec\.ts$/],
+    },
     // The Vercel Blob inbox: files are uploaded ahead of the form, to a stand-in for Blob.
     {
       name: "chromium-blob",
@@ -47,15 +59,22 @@ export default defineConfig({
         ignoreHTTPSErrors: true,
         launchOptions: {
           executablePath: systemChromium,
-          args: [
-            ...(runningAsRoot
-              ? ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
-              : []),
-            // The SDK in the page calls https://vercel.com/api/blob: vercel.com resolves to the
-            // stand-in's HTTPS listener, and every other name to nothing, so the browser can reach
-            // no real host at all.
-            `--host-resolver-rules=MAP vercel.com 127.0.0.1:${E2E_BLOB_API_PORT}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`,
-          ],
+          args: [...rootArgs, onlyVercelAt(E2E_BLOB_API_PORT)],
+        },
+      },
+    },
+    // Human verification on (the Blob inbox, so both of the contact form's token paths run), with
+    // a siteverify stand-in and a fake of Cloudflare's widget script.
+    {
+      name: "chromium-turnstile",
+      testMatch: /turnstile\.spec\.ts$/,
+      use: {
+        browserName: "chromium",
+        baseURL: E2E_TURNSTILE_URL,
+        ignoreHTTPSErrors: true,
+        launchOptions: {
+          executablePath: systemChromium,
+          args: [...rootArgs, onlyVercelAt(E2E_TURNSTILE_API_PORT)],
         },
       },
     },
@@ -79,6 +98,12 @@ export default defineConfig({
       reuseExistingServer: false,
       timeout: 60_000,
       env: { E2E_BLOB_PORT: String(E2E_BLOB_PORT) },
+    },
+    {
+      command: "node --import tsx tests/e2e/turnstile-server.ts",
+      url: `${E2E_TURNSTILE_URL}/api/health`,
+      reuseExistingServer: false,
+      timeout: 60_000,
     },
   ],
 });

@@ -14,7 +14,9 @@ import {
 } from "@/lib/schemas/brief";
 import { declaredUploadType, newStagingId, stagedUploadPath } from "@/lib/schemas/staged-upload";
 import { fieldMessages } from "@/lib/schemas/text";
+import { TOKEN_FIELD } from "@/lib/verification/types";
 import { contactErrorMessage } from "./form-messages";
+import { HumanCheckField, useHumanCheck } from "./human-check";
 import { NextSteps } from "./next-steps";
 import { Button } from "./ui/button";
 import { Field, inputClass } from "./ui/field";
@@ -36,6 +38,8 @@ interface ContactFormProps {
    * on Vercel takes at most 4.5 MB), and the form carries the upload's path in `briefUpload`.
    */
   directUpload?: boolean;
+  /** Turnstile's site key when human verification is on (read on the server at run time), else `null`. */
+  turnstileSiteKey?: string | null;
 }
 
 interface Answer {
@@ -62,7 +66,11 @@ async function readAnswer(response: Response): Promise<Answer> {
  * SDK's `upload()`, which reduces every refusal to "failed to retrieve the client token": the form
  * needs the status and `Retry-After` to say what happened. Returns the path, or the refusal.
  */
-async function uploadAhead(file: File, onProgress: (fraction: number) => void): Promise<string | Answer> {
+async function uploadAhead(
+  file: File,
+  humanToken: string | null,
+  onProgress: (fraction: number) => void,
+): Promise<string | Answer> {
   const pathname = stagedUploadPath(newStagingId(), file.name);
   const response = await fetch("/api/contact/upload", {
     method: "POST",
@@ -70,6 +78,7 @@ async function uploadAhead(file: File, onProgress: (fraction: number) => void): 
     body: JSON.stringify({
       type: "blob.generate-client-token",
       payload: { pathname, clientPayload: null, multipart: false },
+      ...(humanToken === null ? {} : { [TOKEN_FIELD]: humanToken }),
     }),
   });
   if (!response.ok) return readAnswer(response);
@@ -130,7 +139,19 @@ function validate(data: FormData): Errors {
   return errors;
 }
 
-export function ContactForm({ initialErrors = {}, initialMessage, directUpload = false }: ContactFormProps) {
+/**
+ * The contact form. With human verification on, it renders the Turnstile widget once the visitor
+ * starts on it and never sends without a token: one for the brief (action `contact`) and, with the
+ * Blob inbox, one before it for the file's upload token (action `upload`). The widget issues tokens
+ * for whichever step comes next: `upload` while a chosen file is still to be uploaded, then, once
+ * it is, it switches to `contact` and the form waits for that token before sending.
+ */
+export function ContactForm({
+  initialErrors = {},
+  initialMessage,
+  directUpload = false,
+  turnstileSiteKey = null,
+}: ContactFormProps) {
   const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const formRef = useRef<HTMLFormElement>(null);
   const sentHeadingRef = useRef<HTMLHeadingElement>(null);
@@ -140,6 +161,19 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
   const [status, setStatus] = useState<Status>(
     initialMessage ? { kind: "failed", message: initialMessage } : { kind: "idle" },
   );
+  const human = useHumanCheck(turnstileSiteKey, "contact");
+
+  /** The step the next token is for: the file's upload while one is still to go ahead of the form. */
+  function nextStep(file: FormDataEntryValue | null): "upload" | "contact" {
+    const chosen = file instanceof File && (file.name !== "" || file.size > 0) ? file : null;
+    return directUpload && chosen && uploaded.current?.file !== chosen ? "upload" : "contact";
+  }
+
+  /** The form cannot be sent without the check: say so next to the widget. */
+  function challengeFailed() {
+    setStatus({ kind: "failed", message: contactErrorMessage("challenge_failed") });
+    human.fail();
+  }
 
   useEffect(() => {
     if (status.kind === "sent") sentHeadingRef.current?.focus();
@@ -168,6 +202,13 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
     if (file instanceof File && file.name === "" && file.size === 0) data.delete("brief");
     const chosen = file instanceof File && data.has("brief") ? file : null;
 
+    // Never sent without a token: the first step's must be there before anything goes.
+    let humanToken = human.enabled ? human.take(nextStep(chosen)) : null;
+    if (human.enabled && humanToken === null) {
+      challengeFailed();
+      return;
+    }
+
     setStatus({ kind: "sending", progress: chosen ? 0 : null });
     const showProgress = (fraction: number) =>
       setStatus((current) =>
@@ -177,26 +218,45 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
       );
     try {
       if (chosen && directUpload) {
-        const staged =
-          uploaded.current?.file === chosen ? uploaded.current.path : await uploadAhead(chosen, showProgress);
-        if (typeof staged !== "string") {
-          refused(staged, true);
-          return;
+        let staged: string | Answer;
+        if (uploaded.current?.file === chosen) {
+          staged = uploaded.current.path;
+        } else {
+          staged = await uploadAhead(chosen, humanToken, showProgress);
+          if (typeof staged !== "string") {
+            human.reset();
+            refused(staged, true);
+            return;
+          }
+          uploaded.current = { file: chosen, path: staged };
+          // The upload's token is spent: the brief needs one of its own.
+          if (human.enabled) {
+            humanToken = await human.next("contact");
+            if (humanToken === null) {
+              challengeFailed();
+              return;
+            }
+          }
         }
-        uploaded.current = { file: chosen, path: staged };
         data.delete("brief");
         data.set("briefUpload", staged);
         showProgress(1);
       }
+      if (humanToken !== null) data.set(TOKEN_FIELD, humanToken);
       const answer = await post(data, directUpload ? () => {} : showProgress);
       if (answer.status === 200 && answer.body?.reference) {
         setStatus({ kind: "sent", reference: answer.body.reference });
         return;
       }
+      human.reset();
       // A refused or missing upload is not offered again; any other refusal leaves it for the retry.
-      if (answer.body?.fields?.brief) uploaded.current = null;
+      if (answer.body?.fields?.brief) {
+        uploaded.current = null;
+        human.setAction(nextStep(chosen));
+      }
       refused(answer, false);
     } catch {
+      human.reset();
       setStatus({ kind: "failed", message: contactErrorMessage("network") });
     }
   }
@@ -211,13 +271,16 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
       : ((answer.body?.fields ?? {}) as Errors);
     setErrors(serverErrors);
     setStatus({ kind: "failed", message: contactErrorMessage(code, answer.retryAfter) });
-    focusFirstInvalid(serverErrors);
+    if (code === "challenge_failed") human.fail();
+    else focusFirstInvalid(serverErrors);
   }
 
   /** After a failed attempt, a corrected field loses its message as the visitor fixes it. */
   function onChange(event: FormEvent<HTMLFormElement>) {
     const target = event.target as HTMLInputElement;
     const field = target.name as BriefFormField;
+    if (field === "brief" && formRef.current)
+      human.setAction(nextStep(new FormData(formRef.current).get("brief")));
     if (!errors[field] || !formRef.current) return;
     const fresh = validate(new FormData(formRef.current));
     setErrors((current) => ({ ...current, [field]: fresh[field] }));
@@ -253,6 +316,8 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
       noValidate
       onSubmit={onSubmit}
       onChange={onChange}
+      onFocus={human.start}
+      onInput={human.start}
       aria-describedby={`${idPrefix}-status`}
       className="grid gap-5 sm:grid-cols-2"
     >
@@ -342,6 +407,7 @@ export function ContactForm({ initialErrors = {}, initialMessage, directUpload =
       </div>
 
       <div className="flex flex-col gap-4 sm:col-span-2">
+        <HumanCheckField check={human} idPrefix={idPrefix} />
         {status.kind === "sending" && status.progress !== null ? (
           <div className="flex items-center gap-3">
             <label htmlFor={`${idPrefix}-progress`} className="text-sm text-muted">

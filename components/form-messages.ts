@@ -5,12 +5,17 @@ import { describeWait } from "@/lib/format";
  * the JavaScript forms and the pages a browser without JavaScript is redirected back to.
  */
 
+/** The contract's `challenge_failed` sentence: the human check stopped the form. */
+export const CHALLENGE_MESSAGE = "Please confirm you are human, then send again.";
+
 export function contactErrorMessage(code: string | null, retryAfterSeconds: number | null = null): string {
   switch (code) {
     case "validation_failed":
       return "Some fields need attention: see the messages next to them, then send again.";
     case "cross_origin":
       return "This form can only be sent from our own site. Reload this page and try again.";
+    case "challenge_failed":
+      return CHALLENGE_MESSAGE;
     case "payload_too_large":
       return "That is more than we can receive in one go. Attach a file of at most 10 MB.";
     case "rate_limited":
@@ -37,6 +42,8 @@ export function newsletterErrorMessage(code: string | null, retryAfterSeconds: n
   switch (code) {
     case "validation_failed":
       return "Check the address and try again.";
+    case "challenge_failed":
+      return CHALLENGE_MESSAGE;
     case "rate_limited":
       return retryAfterSeconds
         ? `Too many attempts. Please try again in ${describeWait(retryAfterSeconds)}.`

@@ -3,7 +3,9 @@
 import { type FormEvent, useId, useRef, useState } from "react";
 import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
 import { fieldMessages } from "@/lib/schemas/text";
+import { TOKEN_FIELD } from "@/lib/verification/types";
 import { newsletterErrorMessage } from "./form-messages";
+import { HumanCheckField, useHumanCheck } from "./human-check";
 import { Button } from "./ui/button";
 import { inputClass } from "./ui/field";
 
@@ -29,6 +31,8 @@ interface NewsletterFormProps {
   headingLevel?: "h1" | "h2";
   /** Also the form's accessible name: two newsletter forms on one page need different ones. */
   title?: string;
+  /** Turnstile's site key when human verification is on (read on the server at run time), else `null`. */
+  turnstileSiteKey?: string | null;
 }
 
 export function NewsletterForm({
@@ -37,6 +41,7 @@ export function NewsletterForm({
   initialMessage,
   headingLevel: Heading = "h2",
   title = "Newsletter",
+  turnstileSiteKey = null,
 }: NewsletterFormProps) {
   const idPrefix = `newsletter${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const emailRef = useRef<HTMLInputElement>(null);
@@ -48,6 +53,7 @@ export function NewsletterForm({
         ? { kind: "failed", message: initialMessage }
         : { kind: "idle" },
   );
+  const human = useHumanCheck(turnstileSiteKey, "newsletter");
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -63,12 +69,19 @@ export function NewsletterForm({
       return;
     }
     setErrors({});
+    // Never sent without a token.
+    const humanToken = human.enabled ? human.take("newsletter") : null;
+    if (human.enabled && humanToken === null) {
+      setStatus({ kind: "failed", message: newsletterErrorMessage("challenge_failed") });
+      human.fail();
+      return;
+    }
     setStatus({ kind: "sending" });
     try {
       const response = await fetch("/api/newsletter", {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify(request),
+        body: JSON.stringify(humanToken === null ? request : { ...request, [TOKEN_FIELD]: humanToken }),
       });
       const body = (await response.json().catch(() => null)) as {
         status?: "subscribed" | "already-subscribed";
@@ -79,11 +92,14 @@ export function NewsletterForm({
         setStatus({ kind: "done", status: body.status });
         return;
       }
+      human.reset();
+      if (body?.error === "challenge_failed") human.fail();
       if (body?.fields) setErrors(body.fields);
       if (body?.fields?.email) emailRef.current?.focus();
       const retryAfter = Number(response.headers.get("Retry-After")) || null;
       setStatus({ kind: "failed", message: newsletterErrorMessage(body?.error ?? null, retryAfter) });
     } catch {
+      human.reset();
       setStatus({
         kind: "failed",
         message: "We could not reach the server. Check your connection and try again.",
@@ -98,6 +114,8 @@ export function NewsletterForm({
       method="post"
       noValidate
       onSubmit={onSubmit}
+      onFocus={human.start}
+      onInput={human.start}
       aria-labelledby={`${idPrefix}-title`}
       className="flex flex-col gap-4"
     >
@@ -159,6 +177,7 @@ export function NewsletterForm({
           </p>
         ) : null}
       </fieldset>
+      <HumanCheckField check={human} idPrefix={idPrefix} />
       <p role="status" aria-live="polite" className="text-sm" data-testid="newsletter-status">
         {status.kind === "done" ? (
           <span className="font-medium text-success">{RESULT_TEXT[status.status]}</span>

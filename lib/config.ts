@@ -178,7 +178,35 @@ const rawEnvSchema = z.object({
   EMAIL_TO: optional,
   NOTIFY_TIMEOUT_MS: optional,
   IP_HASH_SALT: optional,
+  TURNSTILE_SECRET_KEY: optional,
+  TURNSTILE_SITE_KEY: optional,
+  TURNSTILE_VERIFY_URL: optional,
 });
+
+/** Cloudflare's siteverify endpoint, where Turnstile tokens are checked. */
+export const TURNSTILE_SITEVERIFY_URL = "https://challenges.cloudflare.com/turnstile/v0/siteverify";
+
+/**
+ * Cloudflare's published test secret keys (always passes, always fails, "token already spent").
+ * They accept only the test widgets' dummy token, and siteverify's answer to it names neither the
+ * widget's action nor the site's hostname, so those two checks cannot apply.
+ */
+const TURNSTILE_TEST_SECRET_KEYS = new Set([
+  "1x0000000000000000000000000000000AA",
+  "2x0000000000000000000000000000000AA",
+  "3x0000000000000000000000000000000AA",
+]);
+
+/** Human verification with Cloudflare Turnstile: on when both keys are set. */
+export interface TurnstileSettings {
+  secretKey: string;
+  /** Public: the widget on each form is rendered with it. */
+  siteKey: string;
+  /** siteverify, or a proxy or test double in its place. */
+  verifyUrl: string;
+  /** The secret is one of Cloudflare's test keys: hostname and action are not checked. */
+  testKeys: boolean;
+}
 
 export interface Config {
   siteOrigin: string;
@@ -193,6 +221,8 @@ export interface Config {
   notifyTimeoutMs: number;
   /** `null`: not set: briefs get a random salt per process (with a warning), Redis keys a fixed key. */
   ipHashSalt: string | null;
+  /** `null`: human verification is off. */
+  turnstile: TurnstileSettings | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
 }
@@ -298,6 +328,33 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  let turnstile: Config["turnstile"] = null;
+  const verifyUrl = read(raw.TURNSTILE_VERIFY_URL, httpUrl("TURNSTILE_VERIFY_URL"), null);
+  if (raw.TURNSTILE_SECRET_KEY && raw.TURNSTILE_SITE_KEY) {
+    const testKeys = TURNSTILE_TEST_SECRET_KEYS.has(raw.TURNSTILE_SECRET_KEY);
+    turnstile = {
+      secretKey: raw.TURNSTILE_SECRET_KEY,
+      siteKey: raw.TURNSTILE_SITE_KEY,
+      verifyUrl: verifyUrl?.href ?? TURNSTILE_SITEVERIFY_URL,
+      testKeys,
+    };
+    if (testKeys) {
+      warnings.push(
+        "TURNSTILE_SECRET_KEY is one of Cloudflare's test keys: no visitor is really checked (for local use only)",
+      );
+    }
+  } else if (raw.TURNSTILE_SECRET_KEY || raw.TURNSTILE_SITE_KEY) {
+    // Half a configuration would either check nothing or refuse every visitor: stop instead.
+    const missing = raw.TURNSTILE_SECRET_KEY ? "TURNSTILE_SITE_KEY" : "TURNSTILE_SECRET_KEY";
+    problems.push(
+      `${missing} is not set: TURNSTILE_SECRET_KEY and TURNSTILE_SITE_KEY turn human verification on together`,
+    );
+  } else if (raw.TURNSTILE_VERIFY_URL) {
+    warnings.push(
+      "TURNSTILE_VERIFY_URL is set without TURNSTILE_SECRET_KEY and TURNSTILE_SITE_KEY: human verification is off",
+    );
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
   }
@@ -315,6 +372,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     email,
     notifyTimeoutMs,
     ipHashSalt: raw.IP_HASH_SALT ?? null,
+    turnstile,
     warnings,
   };
 }

@@ -3,6 +3,7 @@ import { type Config, getConfig } from "./config";
 import { createStore, type ObjectStore } from "./inbox";
 import { type Channel, createChannels } from "./notify";
 import { createRateLimiters, type RateLimiters } from "./ratelimit";
+import { createVerifier, type Verifier } from "./verification";
 
 /**
  * What reading and re-notifying the inbox needs: the app's own store and channels, built by the
@@ -18,6 +19,8 @@ export interface InboxServices {
 /** The integrations the routes use, built once per process from the configuration. */
 export interface Services extends InboxServices {
   limiters: RateLimiters;
+  /** Whether a request comes from a person: Turnstile, or off. */
+  verifier: Verifier;
   /** Salt for `client.ipHash`. */
   ipHashSalt: string;
 }
@@ -37,7 +40,7 @@ export function createServices(config: Config): Services {
     );
     ipHashSalt = randomBytes(32).toString("hex");
   }
-  return { ...inbox, limiters: createRateLimiters(config), ipHashSalt };
+  return { ...inbox, limiters: createRateLimiters(config), verifier: createVerifier(config), ipHashSalt };
 }
 
 let services: Services | undefined;

@@ -3,6 +3,7 @@ import { contactErrorMessage } from "@/components/form-messages";
 import { readContactFormReturn } from "@/lib/contact/redirect";
 import { acceptsStagedUploads } from "@/lib/contact/staging";
 import { getServices } from "@/lib/services";
+import { widgetSiteKey } from "@/lib/verification";
 
 const SERVICES = [
   {
@@ -33,7 +34,8 @@ export default async function HomePage({
 }) {
   const returned = readContactFormReturn(await searchParams);
   // Where the inbox is a Blob store, the form uploads a file ahead of itself (see ContactForm).
-  const directUpload = acceptsStagedUploads(getServices().store);
+  const { store, config } = getServices();
+  const directUpload = acceptsStagedUploads(store);
 
   return (
     <>
@@ -106,6 +108,7 @@ export default async function HomePage({
         <div className="mt-10">
           <ContactForm
             directUpload={directUpload}
+            turnstileSiteKey={widgetSiteKey(config)}
             initialErrors={returned?.errors}
             initialMessage={returned ? contactErrorMessage(returned.code, returned.retryAfter) : undefined}
           />

@@ -10,6 +10,7 @@ import {
 import { type ChannelName, fanOut, forwardedChannels, recordDelivery } from "../notify";
 import { newReference } from "../reference";
 import type { Services } from "../services";
+import type { Verification } from "../verification";
 import { STAGED_UPLOAD_TAKEN } from "./staging";
 import type { Submission } from "./submission";
 
@@ -39,6 +40,7 @@ export async function receiveBrief(
   services: Pick<Services, "store" | "channels" | "config">,
   submission: Submission,
   client: ClientRecord,
+  verification: Verification,
   receivedAt = new Date(),
 ): Promise<Receipt> {
   const { brief, attachment, spam } = submission;
@@ -55,6 +57,7 @@ export async function receiveBrief(
     description: brief.description,
     consent: brief.consent,
     attachment: attachment?.record ?? null,
+    verification,
     client,
   };
   let folder: string;

@@ -6,6 +6,7 @@
 export const ERROR_STATUS = {
   malformed_body: 400,
   cross_origin: 403,
+  challenge_failed: 403,
   upload_unavailable: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -20,6 +21,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   malformed_body: "The request body could not be read.",
   cross_origin: "This form can only be sent from the site itself.",
+  challenge_failed: "Please confirm you are human, then send again.",
   upload_unavailable:
     "Uploading ahead of the form is not available on this server; attach the file to the form instead.",
   payload_too_large: "The request is too large.",

@@ -1,4 +1,5 @@
 import type { Budget, ProjectType, Timeline } from "../schemas/brief";
+import type { Verification } from "../verification/types";
 import { finishInBackground } from "../background";
 import { Deadline } from "./deadline";
 import type { ObjectStore, StoreCallOptions } from "./types";
@@ -36,6 +37,8 @@ export interface BriefRecord {
   description: string;
   consent: true;
   attachment: AttachmentRecord | null;
+  /** How the request's human check went: `passed`, `unavailable` (not checked) or `off`. */
+  verification: Verification;
   client: ClientRecord;
 }
 

@@ -9,6 +9,7 @@ import {
   StoreUnavailableError,
 } from "../inbox";
 import type { Subscription, Topic } from "../schemas/newsletter";
+import { type Verification, VERIFICATIONS } from "../verification/types";
 
 /** What a subscriber's object holds. */
 export interface SubscriberRecord {
@@ -20,6 +21,12 @@ export interface SubscriberRecord {
   /** When the topics last changed; equal to `subscribedAt` until then. */
   updatedAt: string;
   /**
+   * How the request that created the record was checked (`passed`, `unavailable` or `off`). A
+   * later request that adds topics leaves it as it was: it says who subscribed the address. Absent
+   * in records written before verification existed.
+   */
+  verification?: Verification;
+  /**
    * Random, new with every write of the record: how a writer recognises its own write when the
    * store's answer to it was lost. Absent in records written before it existed.
    */
@@ -27,6 +34,9 @@ export interface SubscriberRecord {
 }
 
 export type SubscribeOutcome = "subscribed" | "already-subscribed";
+
+/** A valid subscription and how its request's human check went. */
+export type SubscriptionRequest = Subscription & { verification: Verification };
 
 /** Every store call of one newsletter request together, so the answer comes within the contract's 10 s. */
 export const SUBSCRIBE_DEADLINE_MS = 8_000;
@@ -55,7 +65,7 @@ export function subscriberPath(email: string): string {
  */
 export async function subscribe(
   store: ObjectStore,
-  subscription: Subscription,
+  subscription: SubscriptionRequest,
   now = new Date(),
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<SubscribeOutcome> {
@@ -66,6 +76,7 @@ export async function subscribe(
     topics: subscription.topics,
     subscribedAt: at,
     updatedAt: at,
+    verification: subscription.verification,
     revision: newRevision(),
   };
   const deadline = Deadline.in(deadlineMs);
@@ -151,7 +162,7 @@ function parseRecord(path: string, bytes: Uint8Array): SubscriberRecord {
   } catch (error) {
     throw new Error(`Subscriber record ${path} is not valid JSON`, { cause: error });
   }
-  const { email, topics, subscribedAt, updatedAt, revision } = (record ?? {}) as Partial<
+  const { email, topics, subscribedAt, updatedAt, verification, revision } = (record ?? {}) as Partial<
     Record<string, unknown>
   >;
   if (
@@ -160,6 +171,7 @@ function parseRecord(path: string, bytes: Uint8Array): SubscriberRecord {
     !topics.every((topic) => typeof topic === "string") ||
     typeof subscribedAt !== "string" ||
     typeof updatedAt !== "string" ||
+    (verification !== undefined && !VERIFICATIONS.includes(verification as Verification)) ||
     (revision !== undefined && typeof revision !== "string")
   ) {
     throw new Error(`Subscriber record ${path} does not have the expected shape`);
@@ -169,6 +181,7 @@ function parseRecord(path: string, bytes: Uint8Array): SubscriberRecord {
     topics: topics as Topic[],
     subscribedAt,
     updatedAt,
+    ...(verification === undefined ? {} : { verification: verification as Verification }),
     ...(revision === undefined ? {} : { revision }),
   };
 }

@@ -31,6 +31,28 @@ export function attachmentFileName(attachment: AttachmentRecord): string {
   return `${stem.trim() || "attachment"}.${extension}`;
 }
 
+/** The human check, as the summary shows it. */
+const VERIFICATION_TEXT: Record<BriefRecord["verification"], string> = {
+  passed: "passed (Cloudflare Turnstile)",
+  unavailable: "NOT CHECKED: Turnstile could not be reached",
+  off: "off (not configured)",
+};
+
+/**
+ * A line above the summary when the sender was not confirmed to be a person: with verification on,
+ * a brief that came through unchecked deserves a second look before anyone replies.
+ */
+export function verificationNotice(record: BriefRecord): string | null {
+  switch (record.verification) {
+    case "passed":
+      return null;
+    case "unavailable":
+      return "Human check: not done. Cloudflare Turnstile could not be reached, so this brief was let through unchecked.";
+    case "off":
+      return "Human check: off. Human verification (Cloudflare Turnstile) is not configured.";
+  }
+}
+
 function describeAttachment(attachment: AttachmentRecord | null): string {
   if (!attachment) return "none";
   return `${attachmentFileName(attachment)} (${attachment.contentType}, ${formatBytes(attachment.size)}), attached`;
@@ -47,6 +69,7 @@ function summary(record: BriefRecord): [string, string][] {
     ["Budget", BUDGETS[record.budget]],
     ["Timeline", TIMELINES[record.timeline]],
     ["Attachment", describeAttachment(record.attachment)],
+    ["Human check", VERIFICATION_TEXT[record.verification]],
   ];
 }
 
@@ -56,10 +79,12 @@ export function emailText({ record, folder }: BriefNotice): EmailText {
 
 function plainText(record: BriefRecord, folder: string): string {
   const width = Math.max(...summary(record).map(([label]) => label.length)) + 3;
+  const notice = verificationNotice(record);
   return [
     `New project brief ${record.reference}`,
     `Received ${record.receivedAt}, stored at ${folder}/`,
     "",
+    ...(notice ? [notice, ""] : []),
     ...summary(record).map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`),
     "",
     "Description",
@@ -78,6 +103,7 @@ function lines(value: string): SafeHtml {
 const CELL = "padding:4px 16px 4px 0;vertical-align:top;text-align:left";
 
 function htmlBody(record: BriefRecord, folder: string): string {
+  const notice = verificationNotice(record);
   const rows = summary(record).map(
     ([label, value]) =>
       html`<tr>
@@ -92,6 +118,15 @@ function htmlBody(record: BriefRecord, folder: string): string {
       >
         <h1 style="font-size:18px;margin:0 0 4px">New project brief ${record.reference}</h1>
         <p style="margin:0 0 16px;color:#555">Received ${record.receivedAt}, stored at ${folder}/</p>
+        ${
+          notice
+            ? html`<p
+                style="margin:0 0 16px;padding:8px 12px;background:#fef3c7;border-left:4px solid #d97706"
+              >
+                <strong>${notice}</strong>
+              </p>`
+            : null
+        }
         <table style="border-collapse:collapse;margin:0 0 16px">
           ${rows}
         </table>

@@ -5,6 +5,8 @@ export interface BriefReceivedEvent {
   type: "brief.received";
   reference: string;
   receivedAt: string;
+  /** How the request's human check went: `passed`, `unavailable` (not checked) or `off`. */
+  verification: BriefRecord["verification"];
   brief: Pick<
     BriefRecord,
     "name" | "email" | "company" | "role" | "projectType" | "budget" | "timeline" | "description" | "consent"
@@ -22,6 +24,7 @@ export function briefReceivedEvent(record: BriefRecord): BriefReceivedEvent {
     type: "brief.received",
     reference: record.reference,
     receivedAt: record.receivedAt,
+    verification: record.verification,
     brief: {
       name: record.name,
       email: record.email,

@@ -232,7 +232,13 @@ async function subscribers(invocation: Invocation, context: CommandContext): Pro
     for (const record of records) {
       await write(
         stdout,
-        csvRecord([record.email, record.topics.join("; "), record.subscribedAt, record.updatedAt]),
+        csvRecord([
+          record.email,
+          record.topics.join("; "),
+          record.subscribedAt,
+          record.updatedAt,
+          record.verification ?? "off",
+        ]),
       );
     }
   } else {

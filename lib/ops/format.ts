@@ -78,6 +78,7 @@ const COLUMNS: { title: string; width: number; cell: (brief: StoredBrief) => str
   { title: "BUDGET", width: 15, cell: (brief) => budgetLabel(brief.record.budget) },
   { title: "TIMELINE", width: 19, cell: (brief) => timelineLabel(brief.record.timeline) },
   { title: "ATTACHMENT", width: 30, cell: (brief) => attachmentCell(brief, 30) },
+  { title: "HUMAN CHECK", width: 11, cell: (brief) => brief.record.verification },
   { title: "DELIVERY", width: 0, cell: deliveryStatus },
 ];
 
@@ -136,6 +137,13 @@ function labelled(labels: string, value: string): string {
   return labels === value ? value : `${labels} (${value})`;
 }
 
+/** The human check in full, for `show`. */
+const VERIFICATION_DETAILS: Record<StoredBrief["record"]["verification"], string> = {
+  passed: "passed (Cloudflare Turnstile)",
+  unavailable: "unavailable: Turnstile could not be reached, let through unchecked",
+  off: "off: human verification was not configured",
+};
+
 /** Everything about one brief, for `show`. */
 export function briefDetails(brief: StoredBrief): string {
   const { record } = brief;
@@ -152,6 +160,7 @@ export function briefDetails(brief: StoredBrief): string {
     field("Budget", labelled(budgetLabel(record.budget), record.budget)),
     field("Timeline", labelled(timelineLabel(record.timeline), record.timeline)),
     field("Consent", record.consent ? "given" : "not given"),
+    field("Human check", VERIFICATION_DETAILS[record.verification]),
     "",
     "Description",
     ...wrap(record.description, 76).map((line) => (line === "" ? "" : `  ${line}`)),
@@ -222,6 +231,7 @@ export interface ExportRow {
   attachmentType: string | null;
   attachmentSize: number | null;
   attachmentSha256: string | null;
+  verification: string;
   delivery: string;
 }
 
@@ -240,6 +250,7 @@ export const EXPORT_COLUMNS: readonly (keyof ExportRow)[] = [
   "attachmentType",
   "attachmentSize",
   "attachmentSha256",
+  "verification",
   "delivery",
 ];
 
@@ -261,6 +272,7 @@ export function exportRow(brief: StoredBrief): ExportRow {
     attachmentType: record.attachment?.contentType ?? null,
     attachmentSize: record.attachment?.size ?? null,
     attachmentSha256: record.attachment?.sha256 ?? null,
+    verification: record.verification,
     delivery: deliveryStatus(brief),
   };
 }
@@ -270,10 +282,11 @@ export const SUBSCRIBER_COLUMNS: readonly (keyof SubscriberRecord)[] = [
   "topics",
   "subscribedAt",
   "updatedAt",
+  "verification",
 ];
 
 export function subscriberTableHeader(): string {
-  return `${[pad("EMAIL", 40), pad("SUBSCRIBED (UTC)", 16), pad("UPDATED (UTC)", 16), "TOPICS"].join(GAP)}\n`;
+  return `${[pad("EMAIL", 40), pad("SUBSCRIBED (UTC)", 16), pad("UPDATED (UTC)", 16), pad("HUMAN CHECK", 11), "TOPICS"].join(GAP)}\n`;
 }
 
 export function subscriberTableRow(subscriber: SubscriberRecord): string {
@@ -281,6 +294,7 @@ export function subscriberTableRow(subscriber: SubscriberRecord): string {
     pad(printable(subscriber.email), 40),
     pad(utcTime(subscriber.subscribedAt), 16),
     pad(utcTime(subscriber.updatedAt), 16),
+    pad(subscriber.verification ?? "off", 11),
     printable(subscriber.topics.join(", ") || "—"),
   ]
     .join(GAP)

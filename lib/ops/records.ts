@@ -3,6 +3,13 @@ import type { BriefRecord, Folder } from "../inbox";
 import { CHANNEL_NAMES, type Delivery } from "../notify";
 import { InboxRecordError } from "./errors";
 import type { SubscriberRecord } from "../newsletter";
+import { VERIFICATIONS } from "../verification";
+
+/**
+ * A record's human check. One written before verification existed has none: no check was
+ * configured then, which is what `off` says.
+ */
+const verificationSchema = z.enum(VERIFICATIONS as [string, ...string[]]);
 
 /** A brief as the ops tool reads it from the inbox. */
 export interface StoredBrief {
@@ -44,6 +51,7 @@ const briefRecordSchema = z.object({
       sha256: z.string().regex(/^[0-9a-f]{64}$/),
     })
     .nullable(),
+  verification: verificationSchema.default("off"),
   client: z.object({ ipHash: nullableText, userAgent: nullableText, origin: nullableText }),
 });
 
@@ -54,6 +62,7 @@ const subscriberSchema = z.object({
   topics: z.array(z.string()),
   subscribedAt: z.string(),
   updatedAt: z.string(),
+  verification: verificationSchema.default("off"),
 });
 
 function parseJson(path: string, bytes: Uint8Array): unknown {

@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import type { Page } from "@playwright/test";
 import { makeFileOfSize, makePng } from "../support/files";
-import { E2E_BLOB_STATE, E2E_BLOB_TOKEN } from "./env";
+import { blobInbox } from "./blob-inbox";
+import { E2E_BLOB_STATE } from "./env";
 import { expect, fillBrief, test, spendContactBudget, VALID } from "./fixtures";
 
 /**
@@ -15,8 +14,7 @@ import { expect, fillBrief, test, spendContactBudget, VALID } from "./fixtures";
  * leaves this machine.
  */
 
-const STORE_ID = E2E_BLOB_TOKEN.split("_")[3] ?? "";
-const standIn = () => JSON.parse(readFileSync(E2E_BLOB_STATE, "utf8")) as { origin: string; apiUrl: string };
+const { readObject, storedBrief } = blobInbox(E2E_BLOB_STATE);
 
 interface Traffic {
   /** Requests to Vercel's Blob API, as the browser made them. */
@@ -36,49 +34,6 @@ function watchTraffic(page: Page): Traffic {
     }
   });
   return traffic;
-}
-
-/** Every object under `prefix` in the stand-in, through its list API. */
-async function listObjects(prefix: string): Promise<{ pathname: string; size: number }[]> {
-  const response = await fetch(`${standIn().apiUrl}/?prefix=${encodeURIComponent(prefix)}`, {
-    headers: { authorization: `Bearer ${E2E_BLOB_TOKEN}` },
-  });
-  return ((await response.json()) as { blobs: { pathname: string; size: number }[] }).blobs;
-}
-
-/** An object's bytes, read from the stand-in as the SDK reads a private blob (by its storage host). */
-function readObject(pathname: string): Promise<Buffer | null> {
-  const { origin } = standIn();
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      `${origin}/${pathname.split("/").map(encodeURIComponent).join("/")}?cache=0`,
-      {
-        headers: {
-          host: `${STORE_ID}.private.blob.vercel-storage.com`,
-          authorization: `Bearer ${E2E_BLOB_TOKEN}`,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve(response.statusCode === 200 ? Buffer.concat(chunks) : null));
-      },
-    );
-    request.on("error", reject);
-    request.end();
-  });
-}
-
-async function storedBrief(reference: string) {
-  const objects = await listObjects("briefs/");
-  const brief = objects.find((object) => object.pathname.endsWith(`/${reference}/brief.json`));
-  if (!brief) throw new Error(`brief ${reference} is not in the Blob inbox`);
-  const folder = brief.pathname.slice(0, -"/brief.json".length);
-  const record = JSON.parse((await readObject(brief.pathname))?.toString("utf8") ?? "null") as Record<
-    string,
-    unknown
-  >;
-  return { folder, record };
 }
 
 test.beforeEach(async ({ page }) => {

@@ -176,3 +176,18 @@ test("the form can be filled and sent with the keyboard alone", async ({ page })
   const reference = (await page.getByTestId("reference").textContent()) ?? "";
   expect(await readStoredBrief(reference)).toMatchObject({ role: "CTO", projectType: "web-application" });
 });
+
+test("with human verification off, no widget and no Cloudflare script, even once the form is used", async ({
+  page,
+}) => {
+  const cloudflare: string[] = [];
+  page.on("request", (request) => {
+    if (new URL(request.url()).hostname.endsWith("cloudflare.com")) cloudflare.push(request.url());
+  });
+  await fillBrief(page);
+  await page.getByRole("contentinfo").getByLabel("Email", { exact: true }).focus();
+  await expect(page.getByTestId("human-check")).toHaveCount(0);
+  await page.getByRole("button", { name: "Send brief" }).click();
+  await expect(page.getByRole("heading", { name: "Thank you, your brief is with us." })).toBeVisible();
+  expect(cloudflare).toEqual([]);
+});

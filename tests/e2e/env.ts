@@ -16,3 +16,15 @@ export const E2E_BLOB_API_PORT = Number(process.env.E2E_BLOB_API_PORT ?? E2E_POR
 export const E2E_BLOB_URL = `http://127.0.0.1:${E2E_BLOB_PORT}`;
 export const E2E_BLOB_TOKEN = "vercel_blob_rw_e2estore_0123456789abcdefghijklmn";
 export const E2E_BLOB_STATE = resolve(".data/e2e/blob-standin.json");
+
+/**
+ * The third app: the Blob inbox (as the second) with human verification on, checking tokens with
+ * a siteverify stand-in (see turnstile-server.ts). The browser, as `https://vercel.com`, reaches
+ * its own Blob stand-in on `E2E_TURNSTILE_API_PORT`.
+ */
+export const E2E_TURNSTILE_PORT = Number(process.env.E2E_TURNSTILE_PORT ?? E2E_PORT + 2000);
+export const E2E_TURNSTILE_API_PORT = Number(process.env.E2E_TURNSTILE_API_PORT ?? E2E_PORT + 2001);
+export const E2E_TURNSTILE_URL = `http://127.0.0.1:${E2E_TURNSTILE_PORT}`;
+export const E2E_TURNSTILE_STATE = resolve(".data/e2e/turnstile-blob-standin.json");
+export const E2E_TURNSTILE_SITE_KEY = "0x4AAAAAAA-e2e-site-key";
+export const E2E_TURNSTILE_SECRET = "0x4AAAAAAA-e2e-secret";

@@ -805,6 +805,7 @@ describe("after the abuse", () => {
         "subscribedAt",
         "topics",
         "updatedAt",
+        "verification",
       ]);
     }
   });

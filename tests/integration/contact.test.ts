@@ -78,6 +78,8 @@ describe("POST /api/contact: success", () => {
       timeline: "3-6-months",
       consent: true,
       attachment: null,
+      // Human verification is not configured in this suite.
+      verification: "off",
       client: { userAgent: "integration-test", origin: null },
     });
     expect(Date.parse(stored.receivedAt as string)).toBeGreaterThan(Date.now() - 60_000);
@@ -478,6 +480,7 @@ describe("start-up and health", () => {
       ok: true,
       inbox: "filesystem",
       ratelimit: "memory",
+      verification: "off",
       channels: [],
     });
   });

@@ -146,14 +146,16 @@ describe("inbox tool: a brief sent through the real contact route", () => {
     const list = await runInbox(["list"], { env });
     expect(list.code).toBe(0);
     const row = list.stdout.split("\n").find((line) => line.startsWith(reference)) ?? "";
+    // Human verification is not configured in this suite: the human check reads off.
     expect(row).toMatch(
-      /Katherine Johnson\s+—\s+AI system\s+\$50k-\$100k\s+3-6 months\s+orbit plan\.pdf \(.+\)\s+webhook ✗$/,
+      /Katherine Johnson\s+—\s+AI system\s+\$50k-\$100k\s+3-6 months\s+orbit plan\.pdf \(.+\)\s+off\s+webhook ✗$/,
     );
 
     const show = await runInbox(["show", reference.toLowerCase()], { env });
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/webhook\s+✗ failed\s+.+UTC\s+answered HTTP 503/);
     expect(show.stdout).toContain("  Name          orbit plan.pdf\n");
+    expect(show.stdout).toContain("Human check   off: human verification was not configured\n");
 
     const file = await runInbox(["attachment", reference, "--out", "-"], { env });
     expect(file.code).toBe(0);

@@ -73,6 +73,8 @@ describe("POST /api/newsletter: subscribing", () => {
       topics: ["AI", "Quantum"],
       subscribedAt: expect.any(String),
       updatedAt: record.subscribedAt,
+      // Human verification is not configured in this suite.
+      verification: "off",
       revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     const subscribedAt = Date.parse(record.subscribedAt as string);
@@ -145,6 +147,7 @@ describe("POST /api/newsletter: subscribing", () => {
       topics: ["AI", "Research", "Quantum", "Gaming technology"],
       subscribedAt: first.subscribedAt,
       updatedAt: expect.any(String),
+      verification: "off",
       revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(Date.parse(merged.updatedAt as string)).toBeGreaterThan(Date.parse(first.updatedAt as string));
@@ -178,7 +181,7 @@ describe("POST /api/newsletter: subscribing", () => {
     const response = await postNewsletter(app.url, { email, name: "Ada", consent: true, topics: ["AI"] });
     expect(response.status).toBe(200);
     expect(Object.keys(await readSubscriber(inbox, email)).sort()).toEqual(
-      ["email", "revision", "subscribedAt", "topics", "updatedAt"].sort(),
+      ["email", "revision", "subscribedAt", "topics", "updatedAt", "verification"].sort(),
     );
   });
 

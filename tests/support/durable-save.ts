@@ -37,11 +37,12 @@ async function main(): Promise<void> {
       description: "A durable brief.",
       consent: true,
       attachment: attachment.record,
+      verification: "off",
       client: { ipHash: null, userAgent: null, origin: null },
     },
     attachment,
   );
-  const status = await subscribe(store, { email: "ada@example.com", topics: [] });
+  const status = await subscribe(store, { email: "ada@example.com", topics: [], verification: "off" });
   console.log(JSON.stringify({ folder, status }));
 }
 

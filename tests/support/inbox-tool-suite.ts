@@ -57,6 +57,7 @@ const EXPORT_HEADER = [
   "attachmentType",
   "attachmentSize",
   "attachmentSha256",
+  "verification",
   "delivery",
 ];
 
@@ -93,8 +94,16 @@ export function describeInboxTool(backend: InboxBackend): void {
             email: { ok: false, at: "2025-03-02T09:15:05.000Z", error: "no answer within 5000 ms" },
           },
         });
-        const b = await storeBrief(store, { receivedAt: "2025-01-15T17:30:00.000Z", delivery: {} });
-        const c = await storeBrief(store, { receivedAt: "2025-01-15T08:00:00.000Z" });
+        const b = await storeBrief(store, {
+          receivedAt: "2025-01-15T17:30:00.000Z",
+          fields: { verification: "unavailable" },
+          delivery: {},
+        });
+        // Stored before human verification existed: no `verification` in brief.json.
+        const c = await storeBrief(store, {
+          receivedAt: "2025-01-15T08:00:00.000Z",
+          fields: { verification: undefined },
+        });
         const d = await storeBrief(store, {
           receivedAt: "2025-01-01T00:00:01.000Z",
           fields: { company: null, name: "Grace Brewster Murray Hopper of the Navy" },
@@ -112,7 +121,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(result.code).toBe(0);
         const [header] = lines(result.stdout);
         expect(header).toMatch(
-          /^REFERENCE\s+RECEIVED \(UTC\)\s+NAME\s+COMPANY\s+PROJECT TYPE\s+BUDGET\s+TIMELINE\s+ATTACHMENT\s+DELIVERY$/,
+          /^REFERENCE\s+RECEIVED \(UTC\)\s+NAME\s+COMPANY\s+PROJECT TYPE\s+BUDGET\s+TIMELINE\s+ATTACHMENT\s+HUMAN CHECK\s+DELIVERY$/,
         );
         expect(tableReferences(result.stdout)).toEqual(
           [a, b, c, d, e].map((brief) => brief.record.reference),
@@ -126,9 +135,9 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(rowA).toContain("$50k-$100k");
         expect(rowA).toContain("3-6 months");
         expect(rowA).toContain(`Brief – Q1.pdf (${pdf.byteLength} bytes)`);
-        expect(rowA).toMatch(/webhook ✓ email ✗$/);
-        expect(rowOf(result.stdout, b.record.reference)).toMatch(/—\s+none configured$/);
-        expect(rowOf(result.stdout, c.record.reference)).toMatch(/\spending$/);
+        expect(rowA).toMatch(/\spassed\s+webhook ✓ email ✗$/);
+        expect(rowOf(result.stdout, b.record.reference)).toMatch(/—\s+unavailable\s+none configured$/);
+        expect(rowOf(result.stdout, c.record.reference)).toMatch(/—\s+off\s+pending$/);
         const rowD = rowOf(result.stdout, d.record.reference);
         expect(rowD).toContain("Grace Brewster Murray…");
         expect(rowD).toMatch(/…\s+—\s+AI system/);
@@ -247,6 +256,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(out).toContain("Budget        Over $250k (over-250k)\n");
         expect(out).toContain("Timeline      As soon as possible (asap)\n");
         expect(out).toContain("Consent       given\n");
+        expect(out).toContain("Human check   passed (Cloudflare Turnstile)\n");
 
         const shown = out.slice(
           out.indexOf("Description\n") + "Description\n".length,
@@ -445,6 +455,7 @@ export function describeInboxTool(backend: InboxBackend): void {
           attachmentType: "application/pdf",
           attachmentSize: String(stored[0]?.record.attachment?.size),
           attachmentSha256: stored[0]?.record.attachment?.sha256,
+          verification: "passed",
           delivery: "webhook ✓",
         });
         expect(row(1)).toMatchObject({ attachmentName: "", attachmentSize: "", delivery: "pending" });
@@ -516,27 +527,30 @@ export function describeInboxTool(backend: InboxBackend): void {
       it("lists subscribers with topics and dates, newest first, as a table, CSV or JSON", async () => {
         await subscribe(
           store,
-          { email: "ada@example.com", topics: ["AI", "Research"] },
+          { email: "ada@example.com", topics: ["AI", "Research"], verification: "passed" },
           new Date("2025-01-01T10:00:00Z"),
         );
         await subscribe(
           store,
-          { email: "+grace@navy.example", topics: [] },
+          { email: "+grace@navy.example", topics: [], verification: "unavailable" },
           new Date("2025-02-01T10:00:00Z"),
         );
         await subscribe(
           store,
-          { email: "Ada@Example.com", topics: ["Quantum"] },
+          { email: "Ada@Example.com", topics: ["Quantum"], verification: "unavailable" },
           new Date("2025-03-01T10:00:00Z"),
         );
 
         const table = await run(["subscribers"]);
         expect(table.code).toBe(0);
         const rows = lines(table.stdout);
-        expect(rows[0]).toMatch(/^EMAIL\s+SUBSCRIBED \(UTC\)\s+UPDATED \(UTC\)\s+TOPICS$/);
-        expect(rows[1]).toMatch(/^\+grace@navy\.example\s+2025-02-01 10:00\s+2025-02-01 10:00\s+—$/);
+        expect(rows[0]).toMatch(/^EMAIL\s+SUBSCRIBED \(UTC\)\s+UPDATED \(UTC\)\s+HUMAN CHECK\s+TOPICS$/);
+        expect(rows[1]).toMatch(
+          /^\+grace@navy\.example\s+2025-02-01 10:00\s+2025-02-01 10:00\s+unavailable\s+—$/,
+        );
+        // Topics added later by an unchecked request: the record keeps how it was created.
         expect(rows[2]).toMatch(
-          /^ada@example\.com\s+2025-01-01 10:00\s+2025-03-01 10:00\s+AI, Research, Quantum$/,
+          /^ada@example\.com\s+2025-01-01 10:00\s+2025-03-01 10:00\s+passed\s+AI, Research, Quantum$/,
         );
         expect(rows.at(-1)).toBe(`2 subscribers in ${inbox.name}`);
 
@@ -548,12 +562,14 @@ export function describeInboxTool(backend: InboxBackend): void {
             topics: "",
             subscribedAt: "2025-02-01T10:00:00.000Z",
             updatedAt: "2025-02-01T10:00:00.000Z",
+            verification: "unavailable",
           },
           {
             email: "ada@example.com",
             topics: "AI; Research; Quantum",
             subscribedAt: "2025-01-01T10:00:00.000Z",
             updatedAt: "2025-03-01T10:00:00.000Z",
+            verification: "passed",
           },
         ]);
 
@@ -565,12 +581,14 @@ export function describeInboxTool(backend: InboxBackend): void {
             topics: [],
             subscribedAt: "2025-02-01T10:00:00.000Z",
             updatedAt: "2025-02-01T10:00:00.000Z",
+            verification: "unavailable",
           },
           {
             email: "ada@example.com",
             topics: ["AI", "Research", "Quantum"],
             subscribedAt: "2025-01-01T10:00:00.000Z",
             updatedAt: "2025-03-01T10:00:00.000Z",
+            verification: "passed",
           },
         ]);
       });

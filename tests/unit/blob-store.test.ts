@@ -209,6 +209,7 @@ describe("saveBrief on Vercel Blob", () => {
     description: "We would like to explore an AI system for our support team.",
     consent: true,
     attachment: null,
+    verification: "off",
     client: { ipHash: null, userAgent: null, origin: null },
   };
   const upload: AttachmentUpload = {

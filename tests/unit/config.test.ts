@@ -30,6 +30,9 @@ const VARIABLES = [
   "EMAIL_TO",
   "NOTIFY_TIMEOUT_MS",
   "IP_HASH_SALT",
+  "TURNSTILE_SECRET_KEY",
+  "TURNSTILE_SITE_KEY",
+  "TURNSTILE_VERIFY_URL",
 ] as const;
 
 const DEFAULTS = {
@@ -47,6 +50,7 @@ const DEFAULTS = {
   email: null,
   notifyTimeoutMs: 5_000,
   ipHashSalt: null,
+  turnstile: null,
   warnings: [],
 };
 

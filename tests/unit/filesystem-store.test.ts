@@ -227,6 +227,7 @@ function record(overrides: Partial<BriefRecord> = {}): BriefRecord {
     description: "We would like to explore an AI system for our support team.",
     consent: true,
     attachment: null,
+    verification: "off",
     client: { ipHash: "abc123", userAgent: "test", origin: "https://studio.example" },
     ...overrides,
   };

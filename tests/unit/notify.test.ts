@@ -34,6 +34,7 @@ function record(overrides: Partial<BriefRecord> = {}): BriefRecord {
     description: "We need a system that computes Bernoulli numbers.",
     consent: true,
     attachment: ATTACHMENT,
+    verification: "passed",
     client: { ipHash: "f".repeat(64), userAgent: "Mozilla/5.0", origin: "https://studio.example" },
     ...overrides,
   };
@@ -53,6 +54,7 @@ describe("briefReceivedEvent", () => {
       type: "brief.received",
       reference: "K7QM-3XD9-PTWA-84HC",
       receivedAt: "2026-11-22T10:00:00.000Z",
+      verification: "passed",
       brief: {
         name: "Ada Lovelace",
         email: "ada@example.com",
@@ -168,6 +170,7 @@ describe("email text", () => {
         "Budget:        $50k-$100k",
         "Timeline:      3-6 months",
         "Attachment:    Project brief.pdf (application/pdf, 12.1 KB), attached",
+        "Human check:   passed (Cloudflare Turnstile)",
         "",
         "Description",
         "-----------",
@@ -179,6 +182,25 @@ describe("email text", () => {
     );
     expect(body).toContain("$50k-$100k");
     expect(body).toContain("briefs/2026/11/22/K7QM-3XD9-PTWA-84HC/");
+    expect(text).not.toMatch(/^Human check: (not done|off)/m);
+  });
+
+  it.each([
+    ["unavailable", /Human check: not done\. Cloudflare Turnstile could not be reached/, "NOT CHECKED"],
+    [
+      "off",
+      /Human check: off\. Human verification \(Cloudflare Turnstile\) is not configured/,
+      "off (not configured)",
+    ],
+  ] as const)("says plainly above the summary when the human check was %s", (verification, line, row) => {
+    const { text, html: body } = emailText(notice({ verification }));
+    const lines = text.split("\n");
+    // Right under the heading lines, before the summary starts.
+    expect(lines[3]).toMatch(line);
+    expect(lines.findIndex((line) => line.startsWith("Name:"))).toBeGreaterThan(3);
+    expect(text).toMatch(new RegExp(`^Human check: +${row.replace(/[()]/g, "\\$&")}`, "m"));
+    expect(body).toMatch(line);
+    expect(body.indexOf("Human check: ")).toBeLessThan(body.indexOf("Ada Lovelace"));
   });
 });
 

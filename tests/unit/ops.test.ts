@@ -92,6 +92,7 @@ const base: StoredBrief = {
     description: "x".repeat(40),
     consent: true,
     attachment: null,
+    verification: "passed",
     client: { ipHash: null, userAgent: null, origin: null },
   },
   delivery: null,

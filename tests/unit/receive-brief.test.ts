@@ -75,7 +75,12 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const root = join(dir, "inbox");
     const { store, calls } = failingOnPut(new FilesystemStore(root), 2);
 
-    const error = await receiveBrief({ store, channels: [], config }, await submissionWithPdf(), client).then(
+    const error = await receiveBrief(
+      { store, channels: [], config },
+      await submissionWithPdf(),
+      client,
+      "off",
+    ).then(
       () => null,
       (reason: unknown) => reason,
     );
@@ -104,6 +109,7 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
       { store, channels: [], config },
       await submissionWithPdf(),
       client,
+      "off",
     );
     expect(calls).toEqual(["put attachment.pdf", "put brief.json", "put delivery.json"]);
     expect((await filesUnder(root)).sort()).toEqual(["attachment.pdf", "brief.json", "delivery.json"]);

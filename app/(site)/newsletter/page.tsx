@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { newsletterErrorMessage } from "@/components/form-messages";
 import { NewsletterForm } from "@/components/newsletter-form";
+import { getConfig } from "@/lib/config";
+import { widgetSiteKey } from "@/lib/verification";
 
 export const metadata: Metadata = { title: "Newsletter", robots: { index: false } };
 
@@ -20,6 +22,7 @@ export default async function NewsletterPage({ searchParams }: { searchParams: P
       <NewsletterForm
         headingLevel="h1"
         title="Subscribe to our newsletter"
+        turnstileSiteKey={widgetSiteKey(getConfig())}
         initialResult={result}
         initialMessage={
           code ? newsletterErrorMessage(code, Number.isInteger(retry) && retry > 0 ? retry : null) : undefined

@@ -16,6 +16,7 @@ import { isCrossOrigin } from "@/lib/http/origin";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
+import { requireHuman, tokenFromMultipart } from "@/lib/verification";
 
 /**
  * POST /api/contact: a project brief as multipart form data, with an optional file. Scripts get
@@ -46,8 +47,13 @@ export async function POST(request: Request): Promise<Response> {
       form,
       acceptsStagedUploads(services.store) ? services.store : null,
     );
+    const verification = await requireHuman(services.verifier, {
+      token: tokenFromMultipart(form),
+      action: "contact",
+      remoteIp: address,
+    });
     const client = describeClient(request, address, services.ipHashSalt);
-    const { reference, forwarded } = await receiveBrief(services, submission, client);
+    const { reference, forwarded } = await receiveBrief(services, submission, client, verification);
 
     if (navigating) return seeOther(thankYouLocation(reference), headers);
     return json({ ok: true, reference, stored: true, forwarded }, { headers });

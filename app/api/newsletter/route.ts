@@ -11,6 +11,7 @@ import {
 } from "@/lib/newsletter";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
+import { requireHuman, tokenFromFormEncoded, tokenFromJson } from "@/lib/verification";
 
 const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
@@ -34,7 +35,12 @@ export async function POST(request: Request): Promise<Response> {
     const body = await readText(request, NEWSLETTER_BODY_LIMIT);
 
     const subscription = nativeForm ? parseSubscriptionForm(body) : parseSubscription(body);
-    const status = await subscribe(services.store, subscription);
+    const verification = await requireHuman(services.verifier, {
+      token: nativeForm ? tokenFromFormEncoded(body) : tokenFromJson(body),
+      action: "newsletter",
+      remoteIp: address,
+    });
+    const status = await subscribe(services.store, { ...subscription, verification });
 
     if (navigating) return seeOther(newsletterLocation(status), rateLimitHeaders);
     return json({ ok: true, status }, { headers: rateLimitHeaders });

@@ -5,6 +5,7 @@ import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { isCrossOrigin } from "@/lib/http/origin";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
+import { requireHuman, tokenFromJson } from "@/lib/verification";
 
 /**
  * POST /api/contact/upload: a token for the browser to upload a brief's file straight to the Blob
@@ -25,7 +26,14 @@ export async function POST(request: Request): Promise<Response> {
 
     assertDeclaredSize(request, UPLOAD_TOKEN_BODY_LIMIT);
     assertMediaType(request, "application/json");
-    const { pathname } = parseUploadTokenRequest(await readText(request, UPLOAD_TOKEN_BODY_LIMIT));
+    const body = await readText(request, UPLOAD_TOKEN_BODY_LIMIT);
+    const { pathname } = parseUploadTokenRequest(body);
+    // Without it, staging would be free file hosting for scripts.
+    await requireHuman(services.verifier, {
+      token: tokenFromJson(body),
+      action: "upload",
+      remoteIp: address,
+    });
 
     const clientToken = await issueUploadToken(request, pathname, config.inbox.token);
     return json({ ok: true, type: "blob.generate-client-token", clientToken }, { headers: rateLimitHeaders });

@@ -1,0 +1,171 @@
+"use client";
+
+import { Turnstile, type TurnstileInstance } from "@marsidev/react-turnstile";
+import { useCallback, useMemo, useRef, useState } from "react";
+import type { VerificationAction } from "@/lib/verification/types";
+import { CHALLENGE_MESSAGE } from "./form-messages";
+
+/** How long a form waits for the widget's next token (a visitor may have to click it). */
+const TOKEN_WAIT_MS = 60_000;
+
+interface Token {
+  value: string;
+  action: VerificationAction;
+}
+
+/**
+ * One form's human check with Cloudflare Turnstile, or nothing when `siteKey` is `null`
+ * (verification off). The widget, and with it Cloudflare's script, is only rendered once the
+ * visitor starts on the form (`start`, on focus or input): a page view alone loads nothing.
+ *
+ * Tokens are single-use, and each is issued for one action: the form takes the current token when
+ * it sends (`take`), asks for the next one, for another action if need be (`next`), and resets
+ * the widget after any refusal (`reset`), so a second attempt has a fresh token.
+ */
+export function useHumanCheck(siteKey: string | null, initialAction: VerificationAction) {
+  const enabled = siteKey !== null;
+  const widget = useRef<TurnstileInstance | undefined>(undefined);
+  const token = useRef<Token | null>(null);
+  const waiters = useRef<{ action: VerificationAction; resolve: (token: string | null) => void }[]>([]);
+  const [started, setStarted] = useState(false);
+  const [action, setActionState] = useState<VerificationAction>(initialAction);
+  const actionRef = useRef(action);
+  /** The challenge message shows next to the widget until a fresh token arrives. */
+  const [failed, setFailed] = useState(false);
+  const messageRef = useRef<HTMLParagraphElement>(null);
+
+  const start = useCallback(() => {
+    if (enabled) setStarted(true);
+  }, [enabled]);
+
+  /** The widget issues tokens for `next` from now on: re-rendered, so any earlier token is dropped. */
+  const setAction = useCallback((next: VerificationAction) => {
+    if (actionRef.current === next) return;
+    actionRef.current = next;
+    token.current = null;
+    setActionState(next);
+  }, []);
+
+  const take = useCallback((wanted: VerificationAction): string | null => {
+    const current = token.current;
+    if (!current || current.action !== wanted) return null;
+    token.current = null;
+    return current.value;
+  }, []);
+
+  const next = useCallback(
+    (wanted: VerificationAction): Promise<string | null> => {
+      const ready = take(wanted);
+      if (ready !== null) return Promise.resolve(ready);
+      setAction(wanted);
+      return new Promise((resolve) => {
+        const waiter = { action: wanted, resolve };
+        waiters.current.push(waiter);
+        setTimeout(() => {
+          waiters.current = waiters.current.filter((other) => other !== waiter);
+          resolve(null);
+        }, TOKEN_WAIT_MS);
+      });
+    },
+    [setAction, take],
+  );
+
+  const reset = useCallback(() => {
+    token.current = null;
+    widget.current?.reset();
+  }, []);
+
+  /** The form cannot be sent yet: the message next to the widget, and the reading position on it. */
+  const fail = useCallback(() => {
+    setStarted(enabled);
+    setFailed(true);
+    // After the re-render that shows it.
+    setTimeout(() => messageRef.current?.focus(), 0);
+  }, [enabled]);
+
+  const onSuccess = useCallback((value: string) => {
+    const issued: Token = { value, action: actionRef.current };
+    setFailed(false);
+    const waiter = waiters.current.find((candidate) => candidate.action === issued.action);
+    if (waiter) {
+      waiters.current = waiters.current.filter((other) => other !== waiter);
+      waiter.resolve(value);
+      return;
+    }
+    token.current = issued;
+  }, []);
+
+  const dropToken = useCallback(() => {
+    token.current = null;
+  }, []);
+
+  return useMemo(
+    () => ({
+      enabled,
+      start,
+      setAction,
+      take,
+      next,
+      reset,
+      fail,
+      field: { siteKey, started, action, failed, widget, messageRef, onSuccess, dropToken },
+    }),
+    [
+      enabled,
+      start,
+      setAction,
+      take,
+      next,
+      reset,
+      fail,
+      siteKey,
+      started,
+      action,
+      failed,
+      onSuccess,
+      dropToken,
+    ],
+  );
+}
+
+export type HumanCheck = ReturnType<typeof useHumanCheck>;
+
+/**
+ * Where the widget goes in a form: a sentence saying what it is (read before the widget, so
+ * keyboard and screen reader users know what the frame that follows is for), the challenge
+ * message when the check stopped the form, and, without JavaScript, why the form cannot be sent.
+ */
+export function HumanCheckField({ check, idPrefix }: { check: HumanCheck; idPrefix: string }) {
+  const { siteKey, started, action, failed, widget, messageRef, onSuccess, dropToken } = check.field;
+  if (siteKey === null) return null;
+  return (
+    <div className="flex flex-col gap-2" data-testid="human-check">
+      <p id={`${idPrefix}-human-check-hint`} className="text-sm text-muted">
+        Before sending, a quick check by Cloudflare Turnstile confirms you are human.
+      </p>
+      {failed ? (
+        <p ref={messageRef} tabIndex={-1} className="text-sm font-medium text-danger focus:outline-none">
+          {CHALLENGE_MESSAGE}
+        </p>
+      ) : null}
+      <div className="min-h-[65px]">
+        {started ? (
+          <Turnstile
+            ref={widget}
+            id={`${idPrefix}-turnstile`}
+            siteKey={siteKey}
+            options={{ action, size: "flexible", theme: "light", responseField: false }}
+            onSuccess={onSuccess}
+            onExpire={dropToken}
+            onError={dropToken}
+          />
+        ) : null}
+      </div>
+      <noscript>
+        <p className="text-sm font-medium text-danger">
+          This check needs JavaScript, which is off in this browser: turn it on to send the form.
+        </p>
+      </noscript>
+    </div>
+  );
+}
