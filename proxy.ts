@@ -3,10 +3,11 @@ import { getConfig } from "@/lib/config";
 import { transportSecurityHeaders } from "@/lib/http/security-headers";
 
 /**
- * Adds `Strict-Transport-Security` when `SITE_URL` is https: the one security header that depends on
- * the configuration, which is read at run time (the others come from `next.config.ts`). Never in
- * front of `POST /api/contact`: a proxy buffers and truncates request bodies at 10 MB, so that route
- * adds the header itself, from the same function.
+ * Adds `Strict-Transport-Security` to pages and files when `SITE_URL` is https: the one security
+ * header that depends on the configuration, which is read at run time (the others come from
+ * `next.config.ts`). Never in front of the API: a proxy buffers request bodies (and cuts them at
+ * 10 MB) before the route sees them, which would defeat the routes' own size checks; the API's
+ * response builders add the header themselves, from the same function.
  */
 export function proxy(): NextResponse {
   const response = NextResponse.next();
@@ -17,5 +18,5 @@ export function proxy(): NextResponse {
 }
 
 export const config = {
-  matcher: ["/((?!api/contact$|_next/static|_next/image).*)"],
+  matcher: ["/((?!api/|_next/static|_next/image).*)"],
 };

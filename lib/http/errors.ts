@@ -1,3 +1,5 @@
+import { apiTransportSecurityHeaders } from "./security-headers";
+
 /**
  * The one error vocabulary of the API: a code decides the status, and every failure leaves
  * through `errorResponse` as `{ ok: false, error, message, fields? }`.
@@ -66,7 +68,7 @@ const JSON_HEADERS = {
 export function json(body: unknown, init: { status?: number; headers?: Record<string, string> } = {}) {
   return new Response(JSON.stringify(body), {
     status: init.status ?? 200,
-    headers: { ...JSON_HEADERS, ...init.headers },
+    headers: { ...JSON_HEADERS, ...apiTransportSecurityHeaders(), ...init.headers },
   });
 }
 

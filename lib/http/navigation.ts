@@ -1,3 +1,5 @@
+import { apiTransportSecurityHeaders } from "./security-headers";
+
 /**
  * A form posted by the browser itself (no JavaScript) navigates to the response, so it gets a
  * redirect to a page instead of JSON. `fetch` and XHR callers send `Accept: *∕*` or JSON and keep
@@ -11,6 +13,11 @@ export function wantsHtml(request: Request): boolean {
 export function seeOther(location: string, headers: Record<string, string> = {}): Response {
   return new Response(null, {
     status: 303,
-    headers: { ...headers, Location: location, "Cache-Control": "no-store" },
+    headers: {
+      ...apiTransportSecurityHeaders(),
+      ...headers,
+      Location: location,
+      "Cache-Control": "no-store",
+    },
   });
 }

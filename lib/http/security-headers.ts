@@ -1,9 +1,11 @@
 /**
  * The security headers of every response, pages and API alike, in one place. Most of them do not
  * depend on the configuration: `next.config.ts` sends them for every path, so they are fixed at
- * build. HSTS depends on `SITE_URL`, which is read at run time, so it is added per request (the
- * proxy, and the contact route the proxy must not touch).
+ * build. HSTS depends on `SITE_URL`, which is read at run time, so it is added per request: by
+ * `proxy.ts` for pages and files, and by the API's response builders (`json`, `seeOther`) for the
+ * routes, which no proxy may stand in front of (Next's proxy buffers request bodies).
  */
+import { getConfig } from "../config";
 
 /** Cloudflare Turnstile's widget: its script, and the iframe it renders. */
 const TURNSTILE_ORIGIN = "https://challenges.cloudflare.com";
@@ -54,4 +56,13 @@ const HSTS_MAX_AGE_S = 63_072_000;
 export function transportSecurityHeaders(siteOrigin: string): Record<string, string> {
   if (!siteOrigin.startsWith("https:")) return {};
   return { "Strict-Transport-Security": `max-age=${HSTS_MAX_AGE_S}; includeSubDomains` };
+}
+
+/** HSTS for an API answer, from the process's configuration (none when it cannot be read). */
+export function apiTransportSecurityHeaders(): Record<string, string> {
+  try {
+    return transportSecurityHeaders(getConfig().siteOrigin);
+  } catch {
+    return {}; // a configuration error is reported at start, and answered as such
+  }
 }

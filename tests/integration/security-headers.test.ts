@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { briefForm, postContact, validBrief } from "../support/contact";
+import { briefForm, nextAddress, postContact, validBrief } from "../support/contact";
+import { postNewsletter } from "../support/newsletter";
 import { type AppServer, startApp, tempDir } from "../support/server";
 
 /**
  * HSTS depends on `SITE_URL`, which is read at run time: the same build sends it when the site's
- * public origin is https and not otherwise, on pages, API answers, 404s and the contact route (which
- * no proxy may stand in front of, so it adds the header itself).
+ * public origin is https and not otherwise: on pages, 404s and files (from the proxy) and on every
+ * API answer, JSON or redirect (from the API's response builders: no proxy stands in front of the
+ * API, whose routes read request bodies themselves).
  */
 
 const HSTS = "max-age=63072000; includeSubDomains";
@@ -19,6 +21,15 @@ async function headersOf(app: AppServer) {
     robots: await get("/robots.txt"),
     contact: (await postContact(app.url, briefForm(validBrief()))).headers,
     refused: (await postContact(app.url, "not a form", { "content-type": "text/plain" })).headers,
+    redirected: (
+      await fetch(`${app.url}/api/contact`, {
+        method: "POST",
+        redirect: "manual",
+        body: briefForm(validBrief()),
+        headers: { accept: "text/html", "x-forwarded-for": nextAddress() },
+      })
+    ).headers,
+    newsletter: (await postNewsletter(app.url, { email: "hsts@example.com" })).headers,
   };
 }
 

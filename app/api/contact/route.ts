@@ -13,7 +13,6 @@ import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { ApiError, errorResponse, json, toApiError } from "@/lib/http/errors";
 import { seeOther, wantsHtml } from "@/lib/http/navigation";
 import { isCrossOrigin } from "@/lib/http/origin";
-import { transportSecurityHeaders } from "@/lib/http/security-headers";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
 import { requireHuman, tokenFromMultipart } from "@/lib/verification";
@@ -24,20 +23,15 @@ import { requireHuman, tokenFromMultipart } from "@/lib/verification";
  */
 export async function POST(request: Request): Promise<Response> {
   const navigating = wantsHtml(request);
-  // HSTS here, not from the proxy: no proxy may stand in front of this route's body.
-  let headers: Record<string, string> = {};
+  let rateLimitHeaders: Record<string, string> = {};
   try {
     const services = getServices();
     const { config } = services;
-    headers = transportSecurityHeaders(config.siteOrigin);
 
     if (isCrossOrigin(request.headers, config)) throw new ApiError("cross_origin");
 
     const address = clientAddress(request.headers, config.trustedProxyHops);
-    headers = {
-      ...headers,
-      ...(await enforceRateLimit(services.limiters.contact, rateLimitSubject(address))),
-    };
+    rateLimitHeaders = await enforceRateLimit(services.limiters.contact, rateLimitSubject(address));
 
     assertDeclaredSize(request, CONTACT_BODY_LIMIT);
     assertMediaType(request, "multipart/form-data");
@@ -55,10 +49,10 @@ export async function POST(request: Request): Promise<Response> {
     const client = describeClient(request, address, services.ipHashSalt);
     const { reference, forwarded } = await receiveBrief(services, submission, client, verification);
 
-    if (navigating) return seeOther(thankYouLocation(reference), headers);
-    return json({ ok: true, reference, stored: true, forwarded }, { headers });
+    if (navigating) return seeOther(thankYouLocation(reference), rateLimitHeaders);
+    return json({ ok: true, reference, stored: true, forwarded }, { headers: rateLimitHeaders });
   } catch (error) {
-    if (navigating) return seeOther(contactFormLocation(toApiError(error)), headers);
-    return errorResponse(error, headers);
+    if (navigating) return seeOther(contactFormLocation(toApiError(error)), rateLimitHeaders);
+    return errorResponse(error, rateLimitHeaders);
   }
 }
