@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 export default function robots(): MetadataRoute.Robots {
   const site = getConfig().siteOrigin;
   return {
-    rules: { userAgent: "*", allow: "/", disallow: ["/api/", "/thank-you", "/newsletter"] },
+    rules: { userAgent: "*", allow: "/", disallow: ["/api/", "/contact", "/thank-you", "/newsletter"] },
     sitemap: `${site}/sitemap.xml`,
     host: site,
   };

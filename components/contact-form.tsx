@@ -15,7 +15,9 @@ import {
 import { declaredUploadType, newStagingId, stagedUploadPath } from "@/lib/schemas/staged-upload";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
+import type { FormSettings } from "@/lib/site/form-settings";
 import { contactErrorMessage } from "./form-messages";
+import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
 import { NextSteps } from "./next-steps";
 import { Button } from "./ui/button";
@@ -33,13 +35,6 @@ interface ContactFormProps {
   /** Set when a browser without JavaScript was sent back here by the server. */
   initialErrors?: Errors;
   initialMessage?: string;
-  /**
-   * The inbox is a Vercel Blob store: a chosen file is uploaded straight to it first (a function
-   * on Vercel takes at most 4.5 MB), and the form carries the upload's path in `briefUpload`.
-   */
-  directUpload?: boolean;
-  /** Turnstile's site key when human verification is on (read on the server at run time), else `null`. */
-  turnstileSiteKey?: string | null;
 }
 
 interface Answer {
@@ -146,12 +141,7 @@ function validate(data: FormData): Errors {
  * for whichever step comes next: `upload` while a chosen file is still to be uploaded, then, once
  * it is, it switches to `contact` and the form waits for that token before sending.
  */
-export function ContactForm({
-  initialErrors = {},
-  initialMessage,
-  directUpload = false,
-  turnstileSiteKey = null,
-}: ContactFormProps) {
+export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormProps) {
   const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const formRef = useRef<HTMLFormElement>(null);
   const sentHeadingRef = useRef<HTMLHeadingElement>(null);
@@ -161,12 +151,24 @@ export function ContactForm({
   const [status, setStatus] = useState<Status>(
     initialMessage ? { kind: "failed", message: initialMessage } : { kind: "idle" },
   );
-  const human = useHumanCheck(turnstileSiteKey, "contact");
+  // Learnt at run time when the visitor starts on the form (the page itself is prerendered):
+  // whether a file goes to the Blob store ahead of the form, and Turnstile's site key.
+  const { settings, load } = useFormSettings();
+  const human = useHumanCheck(settings?.turnstileSiteKey ?? null, "contact");
 
-  /** The step the next token is for: the file's upload while one is still to go ahead of the form. */
-  function nextStep(file: FormDataEntryValue | null): "upload" | "contact" {
+  /**
+   * The step the next token is for: the file's upload while one is still to go ahead of the form
+   * (with the Blob inbox: a file is uploaded straight to the store first, since a function on
+   * Vercel takes at most 4.5 MB, and the form carries the upload's path in `briefUpload`).
+   */
+  function nextStep(file: FormDataEntryValue | null, directUpload: boolean): "upload" | "contact" {
     const chosen = file instanceof File && (file.name !== "" || file.size > 0) ? file : null;
     return directUpload && chosen && uploaded.current?.file !== chosen ? "upload" : "contact";
+  }
+
+  function start() {
+    human.start();
+    load().catch(() => {}); // asked again when the form is sent
   }
 
   /** The form cannot be sent without the check: say so next to the widget. */
@@ -202,9 +204,19 @@ export function ContactForm({
     if (file instanceof File && file.name === "" && file.size === 0) data.delete("brief");
     const chosen = file instanceof File && data.has("brief") ? file : null;
 
+    let current: FormSettings;
+    try {
+      current = await load();
+    } catch {
+      setStatus({ kind: "failed", message: contactErrorMessage("network") });
+      return;
+    }
+    const directUpload = current.upload === "blob";
+    const verifying = current.turnstileSiteKey !== null;
+
     // Never sent without a token: the first step's must be there before anything goes.
-    let humanToken = human.enabled ? human.take(nextStep(chosen)) : null;
-    if (human.enabled && humanToken === null) {
+    let humanToken = verifying ? human.take(nextStep(chosen, directUpload)) : null;
+    if (verifying && humanToken === null) {
       challengeFailed();
       return;
     }
@@ -230,7 +242,7 @@ export function ContactForm({
           }
           uploaded.current = { file: chosen, path: staged };
           // The upload's token is spent: the brief needs one of its own.
-          if (human.enabled) {
+          if (verifying) {
             humanToken = await human.next("contact");
             if (humanToken === null) {
               challengeFailed();
@@ -252,7 +264,7 @@ export function ContactForm({
       // A refused or missing upload is not offered again; any other refusal leaves it for the retry.
       if (answer.body?.fields?.brief) {
         uploaded.current = null;
-        human.setAction(nextStep(chosen));
+        human.setAction(nextStep(chosen, directUpload));
       }
       refused(answer, false);
     } catch {
@@ -279,8 +291,12 @@ export function ContactForm({
   function onChange(event: FormEvent<HTMLFormElement>) {
     const target = event.target as HTMLInputElement;
     const field = target.name as BriefFormField;
-    if (field === "brief" && formRef.current)
-      human.setAction(nextStep(new FormData(formRef.current).get("brief")));
+    if (field === "brief" && formRef.current) {
+      const file = new FormData(formRef.current).get("brief");
+      load()
+        .then((loaded) => human.setAction(nextStep(file, loaded.upload === "blob")))
+        .catch(() => {});
+    }
     if (!errors[field] || !formRef.current) return;
     const fresh = validate(new FormData(formRef.current));
     setErrors((current) => ({ ...current, [field]: fresh[field] }));
@@ -316,8 +332,8 @@ export function ContactForm({
       noValidate
       onSubmit={onSubmit}
       onChange={onChange}
-      onFocus={human.start}
-      onInput={human.start}
+      onFocus={start}
+      onInput={start}
       aria-describedby={`${idPrefix}-status`}
       className="grid gap-5 sm:grid-cols-2"
     >

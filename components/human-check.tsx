@@ -1,9 +1,14 @@
 "use client";
 
-import { Turnstile, type TurnstileInstance } from "@marsidev/react-turnstile";
-import { useCallback, useMemo, useRef, useState } from "react";
+import type { TurnstileInstance } from "@marsidev/react-turnstile";
+import { lazy, Suspense, useCallback, useMemo, useRef, useState } from "react";
 import type { VerificationAction } from "@/lib/verification/types";
 import { CHALLENGE_MESSAGE } from "./form-messages";
+
+/** The widget's code is loaded only when a form needs it: never on a page view, never with verification off. */
+const Turnstile = lazy(() =>
+  import("@marsidev/react-turnstile").then((module) => ({ default: module.Turnstile })),
+);
 
 /** How long a form waits for the widget's next token (a visitor may have to click it). */
 const TOKEN_WAIT_MS = 60_000;
@@ -34,9 +39,9 @@ export function useHumanCheck(siteKey: string | null, initialAction: Verificatio
   const [failed, setFailed] = useState(false);
   const messageRef = useRef<HTMLParagraphElement>(null);
 
-  const start = useCallback(() => {
-    if (enabled) setStarted(true);
-  }, [enabled]);
+  // Started whether or not verification is known to be on yet: the forms learn that when the
+  // visitor starts on them, and the widget renders as soon as the site key arrives.
+  const start = useCallback(() => setStarted(true), []);
 
   /** The widget issues tokens for `next` from now on: re-rendered, so any earlier token is dropped. */
   const setAction = useCallback((next: VerificationAction) => {
@@ -77,11 +82,11 @@ export function useHumanCheck(siteKey: string | null, initialAction: Verificatio
 
   /** The form cannot be sent yet: the message next to the widget, and the reading position on it. */
   const fail = useCallback(() => {
-    setStarted(enabled);
+    setStarted(true);
     setFailed(true);
     // After the re-render that shows it.
     setTimeout(() => messageRef.current?.focus(), 0);
-  }, [enabled]);
+  }, []);
 
   const onSuccess = useCallback((value: string) => {
     const issued: Token = { value, action: actionRef.current };
@@ -133,7 +138,8 @@ export type HumanCheck = ReturnType<typeof useHumanCheck>;
 /**
  * Where the widget goes in a form: a sentence saying what it is (read before the widget, so
  * keyboard and screen reader users know what the frame that follows is for), the challenge
- * message when the check stopped the form, and, without JavaScript, why the form cannot be sent.
+ * message when the check stopped the form. (Without JavaScript the widget cannot run: a form
+ * sent then comes back with `NoScriptHumanCheckNote`.)
  */
 export function HumanCheckField({ check, idPrefix }: { check: HumanCheck; idPrefix: string }) {
   const { siteKey, started, action, failed, widget, messageRef, onSuccess, dropToken } = check.field;
@@ -150,22 +156,34 @@ export function HumanCheckField({ check, idPrefix }: { check: HumanCheck; idPref
       ) : null}
       <div className="min-h-[65px]">
         {started ? (
-          <Turnstile
-            ref={widget}
-            id={`${idPrefix}-turnstile`}
-            siteKey={siteKey}
-            options={{ action, size: "flexible", theme: "light", responseField: false }}
-            onSuccess={onSuccess}
-            onExpire={dropToken}
-            onError={dropToken}
-          />
+          <Suspense fallback={null}>
+            <Turnstile
+              ref={widget}
+              id={`${idPrefix}-turnstile`}
+              siteKey={siteKey}
+              options={{ action, size: "flexible", theme: "light", responseField: false }}
+              onSuccess={onSuccess}
+              onExpire={dropToken}
+              onError={dropToken}
+            />
+          </Suspense>
         ) : null}
       </div>
-      <noscript>
-        <p className="text-sm font-medium text-danger">
-          This check needs JavaScript, which is off in this browser: turn it on to send the form.
-        </p>
-      </noscript>
     </div>
+  );
+}
+
+/**
+ * Why a form sent without JavaScript came back refused by the human check: shown only by a browser
+ * with JavaScript off, on the page a refused no-JS post returns to (a prerendered page cannot know
+ * whether the check is on before the form is sent).
+ */
+export function NoScriptHumanCheckNote() {
+  return (
+    <noscript>
+      <p className="mt-4 text-sm font-medium text-danger">
+        This check needs JavaScript, which is off in this browser: turn it on to send the form.
+      </p>
+    </noscript>
   );
 }

@@ -5,7 +5,10 @@ import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
 import { newsletterErrorMessage } from "./form-messages";
+import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
+
+const UNREACHABLE = "We could not reach the server. Check your connection and try again.";
 import { Button } from "./ui/button";
 import { inputClass } from "./ui/field";
 
@@ -31,8 +34,6 @@ interface NewsletterFormProps {
   headingLevel?: "h1" | "h2";
   /** Also the form's accessible name: two newsletter forms on one page need different ones. */
   title?: string;
-  /** Turnstile's site key when human verification is on (read on the server at run time), else `null`. */
-  turnstileSiteKey?: string | null;
 }
 
 export function NewsletterForm({
@@ -41,7 +42,6 @@ export function NewsletterForm({
   initialMessage,
   headingLevel: Heading = "h2",
   title = "Newsletter",
-  turnstileSiteKey = null,
 }: NewsletterFormProps) {
   const idPrefix = `newsletter${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const emailRef = useRef<HTMLInputElement>(null);
@@ -53,7 +53,14 @@ export function NewsletterForm({
         ? { kind: "failed", message: initialMessage }
         : { kind: "idle" },
   );
-  const human = useHumanCheck(turnstileSiteKey, "newsletter");
+  // Turnstile's site key, learnt at run time when the visitor starts on the form.
+  const { settings, load } = useFormSettings();
+  const human = useHumanCheck(settings?.turnstileSiteKey ?? null, "newsletter");
+
+  function start() {
+    human.start();
+    load().catch(() => {}); // asked again when the form is sent
+  }
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -69,9 +76,16 @@ export function NewsletterForm({
       return;
     }
     setErrors({});
+    let verifying: boolean;
+    try {
+      verifying = (await load()).turnstileSiteKey !== null;
+    } catch {
+      setStatus({ kind: "failed", message: UNREACHABLE });
+      return;
+    }
     // Never sent without a token.
-    const humanToken = human.enabled ? human.take("newsletter") : null;
-    if (human.enabled && humanToken === null) {
+    const humanToken = verifying ? human.take("newsletter") : null;
+    if (verifying && humanToken === null) {
       setStatus({ kind: "failed", message: newsletterErrorMessage("challenge_failed") });
       human.fail();
       return;
@@ -100,10 +114,7 @@ export function NewsletterForm({
       setStatus({ kind: "failed", message: newsletterErrorMessage(body?.error ?? null, retryAfter) });
     } catch {
       human.reset();
-      setStatus({
-        kind: "failed",
-        message: "We could not reach the server. Check your connection and try again.",
-      });
+      setStatus({ kind: "failed", message: UNREACHABLE });
     }
   }
 
@@ -114,8 +125,8 @@ export function NewsletterForm({
       method="post"
       noValidate
       onSubmit={onSubmit}
-      onFocus={human.start}
-      onInput={human.start}
+      onFocus={start}
+      onInput={start}
       aria-labelledby={`${idPrefix}-title`}
       className="flex flex-col gap-4"
     >

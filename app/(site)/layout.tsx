@@ -1,15 +1,8 @@
 import Link from "next/link";
-import { connection } from "next/server";
 import type { ReactNode } from "react";
 import { NewsletterForm } from "@/components/newsletter-form";
-import { getConfig } from "@/lib/config";
-import { widgetSiteKey } from "@/lib/verification";
 
-export default async function SiteLayout({ children }: { children: ReactNode }) {
-  // The footer form learns Turnstile's site key at run time, never baked in by a static render:
-  // one build serves every configuration.
-  await connection();
-  const turnstileSiteKey = widgetSiteKey(getConfig());
+export default function SiteLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-screen flex-col">
       <a
@@ -62,7 +55,7 @@ export default async function SiteLayout({ children }: { children: ReactNode }) 
               platforms.
             </p>
           </div>
-          <NewsletterForm turnstileSiteKey={turnstileSiteKey} />
+          <NewsletterForm />
         </div>
         <p className="mx-auto max-w-6xl px-5 pb-8 text-xs text-muted sm:px-8">
           © {new Date().getFullYear()} Northwind Studio

@@ -1,9 +1,4 @@
-import { ContactForm } from "@/components/contact-form";
-import { contactErrorMessage } from "@/components/form-messages";
-import { readContactFormReturn } from "@/lib/contact/redirect";
-import { acceptsStagedUploads } from "@/lib/contact/staging";
-import { getServices } from "@/lib/services";
-import { widgetSiteKey } from "@/lib/verification";
+import { ContactSection } from "@/components/contact-section";
 
 const SERVICES = [
   {
@@ -27,16 +22,12 @@ const PROCESS = [
   ["Build", "Weekly demos, a shared board, and code you own from the first commit."],
 ] as const;
 
-export default async function HomePage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
-  const returned = readContactFormReturn(await searchParams);
-  // Where the inbox is a Blob store, the form uploads a file ahead of itself (see ContactForm).
-  const { store, config } = getServices();
-  const directUpload = acceptsStagedUploads(store);
-
+/**
+ * The landing page, prerendered at build: it reads nothing per request. The forms learn the
+ * run-time settings they need when a visitor starts on them, and a contact form sent without
+ * JavaScript comes back to `/contact`, not here.
+ */
+export default function HomePage() {
   return (
     <>
       <section className="bg-gradient-to-b from-indigo-50 to-white">
@@ -93,27 +84,7 @@ export default async function HomePage({
         </div>
       </section>
 
-      <section
-        id="contact"
-        aria-labelledby="contact-heading"
-        className="mx-auto max-w-3xl px-5 py-20 sm:px-8"
-      >
-        <h2 id="contact-heading" className="text-3xl font-bold tracking-tight text-ink">
-          Tell us about your project
-        </h2>
-        <p className="mt-3 text-muted">
-          A few lines are enough to start. Attach a brief if you have one. Fields are required unless marked
-          optional.
-        </p>
-        <div className="mt-10">
-          <ContactForm
-            directUpload={directUpload}
-            turnstileSiteKey={widgetSiteKey(config)}
-            initialErrors={returned?.errors}
-            initialMessage={returned ? contactErrorMessage(returned.code, returned.retryAfter) : undefined}
-          />
-        </div>
-      </section>
+      <ContactSection />
     </>
   );
 }

@@ -17,7 +17,7 @@ export function contactFormLocation(error: ApiError): string {
   if (invalid.length > 0) params.set("invalid", invalid.join(","));
   const retry = error.headers["Retry-After"];
   if (retry) params.set("retry", retry);
-  return `/?${params.toString()}#contact`;
+  return `/contact?${params.toString()}#contact`;
 }
 
 export interface ContactFormReturn {

@@ -24,7 +24,7 @@ test("the landing page has no axe violations in any state of the contact form", 
   await expect(page.locator("#contact").getByLabel("Name")).toBeFocused();
   await expectNoViolations(page, "client-side errors");
 
-  await page.goto("/?error=rate_limited&retry=120#contact");
+  await page.goto("/contact?error=rate_limited&retry=120#contact");
   await expect(page.locator("#contact").getByRole("status")).toContainText("try again in 2 minutes");
   await expectNoViolations(page, "a server error shown after a no-JavaScript post");
 

@@ -18,7 +18,7 @@ test("without JavaScript an invalid brief comes back to the form with the errors
   await fillBrief(page, { ...VALID, email: "nope" });
   await page.getByRole("button", { name: "Send brief" }).click();
 
-  await expect(page).toHaveURL(/\/\?error=validation_failed&invalid=email#contact$/);
+  await expect(page).toHaveURL(/\/contact\?error=validation_failed&invalid=email#contact$/);
   const email = page.locator("#contact").getByLabel("Email");
   await expect(email).toHaveAttribute("aria-invalid", "true");
   await expect(email).toHaveAccessibleDescription(/Check this field/);

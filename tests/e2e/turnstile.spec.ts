@@ -253,7 +253,7 @@ test("the pages have no axe violations with both widgets, and where a no-JavaScr
   await expect(widgetIn(page)).toHaveCount(2);
   await expectNoViolations(page, "both widgets");
 
-  await page.goto("/?error=challenge_failed#contact");
+  await page.goto("/contact?error=challenge_failed#contact");
   await expect(contact(page).getByRole("status")).toHaveText(MESSAGE);
   await expectNoViolations(page, "the landing page after a no-JavaScript post");
   await page.goto("/newsletter?error=challenge_failed");
@@ -292,13 +292,13 @@ test.describe("without JavaScript", () => {
   }) => {
     const name = `No Script ${test.info().testId}`;
     await page.goto("/#contact");
-    // A <noscript> note (Chromium with scripts switched off by the test still parses it as text).
-    expect(await page.content()).toContain("This check needs JavaScript, which is off in this browser");
     await fillBrief(page, { ...VALID, name });
     await page.getByRole("button", { name: "Send brief" }).click();
 
-    await expect(page).toHaveURL(/\/\?error=challenge_failed#contact$/);
+    await expect(page).toHaveURL(/\/contact\?error=challenge_failed#contact$/);
     await expect(contact(page).getByRole("status")).toHaveText(MESSAGE);
+    // A <noscript> note (Chromium with scripts switched off by the test still parses it as text).
+    expect(await page.content()).toContain("This check needs JavaScript, which is off in this browser");
     expect(await briefsNamed(name)).toBe(0);
   });
 
@@ -309,6 +309,7 @@ test.describe("without JavaScript", () => {
     await footerForm(page).getByRole("button", { name: "Subscribe" }).click();
     await expect(page).toHaveURL(/\/newsletter\?error=challenge_failed$/);
     await expect(page.getByRole("main").getByRole("status")).toHaveText(MESSAGE);
+    expect(await page.content()).toContain("This check needs JavaScript, which is off in this browser");
     expect(await storedSubscriber(email)).toBeNull();
   });
 });

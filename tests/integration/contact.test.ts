@@ -427,7 +427,7 @@ describe("POST /api/contact: the form without JavaScript", () => {
     });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe(
-      "/?error=validation_failed&invalid=email%2Cdescription#contact",
+      "/contact?error=validation_failed&invalid=email%2Cdescription#contact",
     );
   });
 
@@ -443,7 +443,7 @@ describe("POST /api/contact: the form without JavaScript", () => {
       headers: { accept, "x-forwarded-for": address },
     });
     expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toMatch(/^\/\?error=rate_limited&retry=\d+#contact$/);
+    expect(response.headers.get("location")).toMatch(/^\/contact\?error=rate_limited&retry=\d+#contact$/);
   });
 });
 

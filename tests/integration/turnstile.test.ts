@@ -244,7 +244,7 @@ describe("Turnstile on the filesystem inbox, with both channels", () => {
     const { response } = await postContact(app, contactForm(null), nextAddress(), { accept: "text/html" });
     expect(response.status).toBe(303);
     const location = response.headers.get("location") ?? "";
-    expect(location).toBe("/?error=challenge_failed#contact");
+    expect(location).toBe("/contact?error=challenge_failed#contact");
     expect(await briefFiles()).toEqual(before);
 
     const page = await (await fetch(`${app.url}${location}`)).text();

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import { newsletterErrorMessage } from "@/components/form-messages";
+import { NoScriptHumanCheckNote } from "@/components/human-check";
 import { NewsletterForm } from "@/components/newsletter-form";
-import { getConfig } from "@/lib/config";
-import { widgetSiteKey } from "@/lib/verification";
 
 export const metadata: Metadata = { title: "Newsletter", robots: { index: false } };
 
@@ -19,10 +18,10 @@ export default async function NewsletterPage({ searchParams }: { searchParams: P
 
   return (
     <section className="mx-auto max-w-xl px-5 py-24 sm:px-8">
+      {code === "challenge_failed" ? <NoScriptHumanCheckNote /> : null}
       <NewsletterForm
         headingLevel="h1"
         title="Subscribe to our newsletter"
-        turnstileSiteKey={widgetSiteKey(getConfig())}
         initialResult={result}
         initialMessage={
           code ? newsletterErrorMessage(code, Number.isInteger(retry) && retry > 0 ? retry : null) : undefined

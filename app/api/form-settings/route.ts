@@ -1,0 +1,14 @@
+import { errorResponse, json } from "@/lib/http/errors";
+import { getServices } from "@/lib/services";
+import { formSettings } from "@/lib/site/form-settings";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/form-settings: the run-time settings the prerendered forms need. Public values only. */
+export function GET(): Response {
+  try {
+    return json(formSettings(getServices()));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

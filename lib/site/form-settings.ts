@@ -1,0 +1,26 @@
+import { acceptsStagedUploads } from "../contact/staging";
+import type { Services } from "../services";
+import { widgetSiteKey } from "../verification";
+
+/**
+ * What the forms need to know about the configuration, which is read at run time while the pages
+ * are prerendered at build: one build serves every mode, and a changed variable needs a restart,
+ * never a rebuild. The forms ask for it (`GET /api/form-settings`) when a visitor starts on one.
+ * Public values only.
+ */
+export interface FormSettings {
+  /**
+   * Where a chosen file goes: in the form's own body, or (`blob`, the Vercel Blob inbox) straight
+   * to the store first, since a function on Vercel takes at most 4.5 MB.
+   */
+  upload: "form" | "blob";
+  /** Cloudflare Turnstile's public site key when human verification is on, else `null`. */
+  turnstileSiteKey: string | null;
+}
+
+export function formSettings(services: Pick<Services, "store" | "config">): FormSettings {
+  return {
+    upload: acceptsStagedUploads(services.store) ? "blob" : "form",
+    turnstileSiteKey: widgetSiteKey(services.config),
+  };
+}
