@@ -36,6 +36,11 @@ describe("GET /api/form-settings, from the same build in each mode", () => {
   async function settingsOf(env: Record<string, string>) {
     const app = await startApp(env);
     apps.push(app);
+    // The landing page is the prerendered one whatever the mode, and a CDN may keep it.
+    const page = await fetch(`${app.url}/`);
+    expect(page.headers.get("x-nextjs-prerender")).toMatch(/^1\b/);
+    expect(page.headers.get("cache-control")).toMatch(/s-maxage=\d+/);
+    expect(page.headers.get("cache-control")).not.toMatch(/no-store|private/);
     const response = await fetch(`${app.url}/api/form-settings`);
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("no-store");
