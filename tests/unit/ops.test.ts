@@ -292,6 +292,16 @@ class WatchedStore implements ObjectStore {
     this.read.push(path);
     return this.inner.get(path);
   }
+  getVersioned(path: string) {
+    this.read.push(path);
+    return this.inner.getVersioned(path);
+  }
+  putIfVersion(...args: Parameters<ObjectStore["putIfVersion"]>) {
+    return this.inner.putIfVersion(...args);
+  }
+  deleteIfVersion(...args: Parameters<ObjectStore["deleteIfVersion"]>) {
+    return this.inner.deleteIfVersion(...args);
+  }
   list(prefix: string): AsyncIterable<ObjectInfo> {
     this.listed.push(prefix);
     return this.inner.list(prefix);
