@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     },
     attachment,
   );
-  const status = await subscribe(store, { email: "ada@example.com", topics: [] });
+  const { status } = await subscribe(store, { email: "ada@example.com", topics: [] });
   console.log(JSON.stringify({ folder, status }));
 }
 

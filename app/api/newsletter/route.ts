@@ -7,7 +7,7 @@ import {
   newsletterLocation,
   parseSubscription,
   parseSubscriptionForm,
-  subscribe,
+  requestSubscription,
 } from "@/lib/newsletter";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
@@ -15,8 +15,9 @@ import { getServices } from "@/lib/services";
 const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
 /**
- * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics. A browser
- * posting the footer form without JavaScript may send it form-encoded and is redirected to a page.
+ * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics; with
+ * double opt-in, stores it pending and emails a confirmation link. A browser posting the footer
+ * form without JavaScript may send it form-encoded and is redirected to a page.
  */
 export async function POST(request: Request): Promise<Response> {
   const navigating = wantsHtml(request);
@@ -34,7 +35,7 @@ export async function POST(request: Request): Promise<Response> {
     const body = await readText(request, NEWSLETTER_BODY_LIMIT);
 
     const subscription = nativeForm ? parseSubscriptionForm(body) : parseSubscription(body);
-    const status = await subscribe(services.store, subscription);
+    const status = await requestSubscription(services, subscription);
 
     if (navigating) return seeOther(newsletterLocation(status), rateLimitHeaders);
     return json({ ok: true, status }, { headers: rateLimitHeaders });
