@@ -1,5 +1,4 @@
 import { createHash, createHmac } from "node:crypto";
-import { expect } from "vitest";
 import { nextAddress } from "./contact";
 import type { ReceivedMail, SmtpTestServer } from "./smtp";
 
@@ -98,7 +97,7 @@ export async function oneClickUnsubscribe(
   });
 }
 
-/** Retries `check` until it passes or `ms` is over (for what happens after a response). */
+/** Retries `check` until it passes or `ms` is over (for what happens after a response). Any test runner. */
 export async function eventually(check: () => void | Promise<void>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -112,8 +111,11 @@ export async function eventually(check: () => void | Promise<void>, ms = 10_000)
   }
 }
 
-/** Waits until `count` mails reached `email`, and answers them. */
+/** Waits until `count` mails reached `email`, and answers them; throws when they do not within 10 s. */
 export async function waitForMails(smtp: SmtpTestServer, email: string, count = 1): Promise<ReceivedMail[]> {
-  await eventually(() => expect(mailsTo(smtp, email)).toHaveLength(count), 10_000);
+  await eventually(() => {
+    const got = mailsTo(smtp, email).length;
+    if (got !== count) throw new Error(`expected ${count} mail(s) to ${email}, got ${got}`);
+  });
   return mailsTo(smtp, email);
 }

@@ -45,7 +45,7 @@ async function content(query: Query) {
   if (record?.status === "confirmed") {
     return (
       <Outcome tone="success">
-        <span className="break-all">{record.email}</span> is already subscribed: there is nothing to confirm.
+        <span className="break-words">{record.email}</span> is already subscribed: there is nothing to confirm.
       </Outcome>
     );
   }
@@ -69,7 +69,7 @@ async function content(query: Query) {
   return (
     <>
       <p className="mt-4 text-lg text-ink">
-        Subscribe <strong className="break-all">{record.email}</strong> to our newsletter: one email a month
+        Subscribe <strong className="break-words">{record.email}</strong> to our newsletter: one email a month
         on what we are building and learning.
       </p>
       <p className="mt-2 text-base text-muted">

@@ -46,7 +46,7 @@ async function content(query: Query) {
       <p className="mt-4 text-lg text-ink">
         {record ? (
           <>
-            Stop sending our newsletter to <strong className="break-all">{record.email}</strong>?
+            Stop sending our newsletter to <strong className="break-words">{record.email}</strong>?
           </>
         ) : (
           "Stop sending our newsletter to the address this link was sent to?"
