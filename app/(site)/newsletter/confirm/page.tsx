@@ -45,7 +45,8 @@ async function content(query: Query) {
   if (record?.status === "confirmed") {
     return (
       <Outcome tone="success">
-        <span className="break-words">{record.email}</span> is already subscribed: there is nothing to confirm.
+        <span className="break-words">{record.email}</span> is already subscribed: there is nothing to
+        confirm.
       </Outcome>
     );
   }
