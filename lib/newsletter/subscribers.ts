@@ -321,6 +321,8 @@ export function parseRecord(path: string, bytes: Uint8Array): SubscriberRecord {
   // Before statuses, every subscriber was confirmed the moment it subscribed.
   const legacy = status === undefined;
   return {
+    // Fields this code does not know (another feature's) are kept: a change never drops them.
+    ...(record as object),
     email,
     topics: topics as Topic[],
     status: legacy ? "confirmed" : (status as SubscriberStatus),

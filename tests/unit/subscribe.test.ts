@@ -332,6 +332,22 @@ describe("subscribers on a store that fails", () => {
     expect(await readFile(path, "utf8")).toBe("{ not json");
   });
 
+  it("keeps fields it does not know through every change", async () => {
+    const store = new FilesystemStore(join(dir, "inbox"));
+    await subscribe(store, { email: "ada@example.com", topics: ["AI"] }, T0, undefined, optIn);
+    const path = join(store.root, subscriberPath("ada@example.com"));
+    const record = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
+    await writeFile(path, JSON.stringify({ ...record, verification: "passed" }));
+    await subscribe(store, { email: "ada@example.com", topics: ["Quantum"] }, T1, undefined, optIn);
+    await confirmSubscriber(store, subscriberId("ada@example.com"), T1);
+    await unsubscribeSubscriber(store, subscriberId("ada@example.com"), T2);
+    expect(JSON.parse(await readFile(path, "utf8"))).toMatchObject({
+      status: "unsubscribed",
+      topics: ["AI", "Quantum"],
+      verification: "passed",
+    });
+  });
+
   it("reads a record written before statuses existed as confirmed, and keeps it so", async () => {
     const store = new FilesystemStore(join(dir, "inbox"));
     const path = join(store.root, subscriberPath("ada@example.com"));
