@@ -226,10 +226,14 @@ export class BlobStore implements ObjectStore {
     work: (abortSignal: AbortSignal) => Promise<T>,
     { write = false, passThrough = () => false }: CallKind = {},
   ): Promise<T> {
-    const answerBy = AbortSignal.any([
-      AbortSignal.timeout(this.callTimeoutMs),
-      ...(options.signal ? [options.signal] : []),
-    ]);
+    // Not AbortSignal.any([AbortSignal.timeout(...), ...]): Node 20 holds the sources of `any`
+    // weakly, and a timeout signal that nothing else holds can be collected before it fires.
+    const answer = new AbortController();
+    const answerBy = answer.signal;
+    const giveUp = () => answer.abort();
+    const bound = setTimeout(giveUp, this.callTimeoutMs);
+    if (options.signal?.aborted) giveUp();
+    options.signal?.addEventListener("abort", giveUp, { once: true });
     const attempt = () => {
       const controller = new AbortController();
       const life = setTimeout(() => controller.abort(), write ? this.lateWriteLimitMs : this.callTimeoutMs);
@@ -256,6 +260,9 @@ export class BlobStore implements ObjectStore {
     } catch (error) {
       if (passThrough(error)) throw error;
       throw new StoreUnavailableError(`Vercel Blob: could not ${action}`, { cause: error });
+    } finally {
+      clearTimeout(bound);
+      options.signal?.removeEventListener("abort", giveUp);
     }
   }
 }
