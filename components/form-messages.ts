@@ -50,6 +50,8 @@ export function newsletterErrorMessage(code: string | null, retryAfterSeconds: n
         : "Too many attempts. Please try again later.";
     case "storage_unavailable":
       return "We could not save your subscription just now. Please try again in a moment.";
+    case "email_unavailable":
+      return "We could not send the confirmation email just now. Please try again in a moment.";
     case "network":
       return "We could not reach the server. Check your connection and try again.";
     default:

@@ -17,17 +17,20 @@ type Errors = Partial<Record<"email" | "topics", string>>;
 type Status =
   | { kind: "idle" }
   | { kind: "sending" }
-  | { kind: "done"; status: "subscribed" | "already-subscribed" }
+  | { kind: "done"; status: Outcome }
   | { kind: "failed"; message: string };
 
-const RESULT_TEXT = {
+type Outcome = "subscribed" | "already-subscribed" | "confirmation-sent";
+
+const RESULT_TEXT: Record<Outcome, string> = {
   subscribed: "You are subscribed. The next issue will be in your inbox.",
   "already-subscribed": "You were already subscribed. We have added any new topics you chose.",
-} as const;
+  "confirmation-sent": "Almost done: we have emailed you a link. Open it to confirm your subscription.",
+};
 
 interface NewsletterFormProps {
   /** Set when a browser without JavaScript was sent to the newsletter page by the server. */
-  initialResult?: "subscribed" | "already-subscribed";
+  initialResult?: Outcome;
   initialErrors?: Errors;
   initialMessage?: string;
   /** The heading's level: a section of the footer, or the page's own heading. */
@@ -98,7 +101,7 @@ export function NewsletterForm({
         body: JSON.stringify(humanToken === null ? request : { ...request, [TOKEN_FIELD]: humanToken }),
       });
       const body = (await response.json().catch(() => null)) as {
-        status?: "subscribed" | "already-subscribed";
+        status?: Outcome;
         error?: string;
         fields?: Errors;
       } | null;

@@ -77,6 +77,17 @@ const list = (value: string) =>
     .map((item) => item.trim())
     .filter((item) => item !== "");
 
+const flag = (variable: string) =>
+  z.string().transform((value, ctx) => {
+    if (value === "true") return true;
+    if (value === "false") return false;
+    ctx.addIssue({ code: "custom", message: `${variable} must be true or false, got "${value}"` });
+    return z.NEVER;
+  });
+
+/** The shortest `LINK_SIGNING_SECRET` taken: a key an attacker could guess would forge every link. */
+export const LINK_SIGNING_SECRET_MIN_LENGTH = 32;
+
 const smtpUrl = z.string().transform((value, ctx) => {
   try {
     const url = new URL(value);
@@ -181,6 +192,8 @@ const rawEnvSchema = z.object({
   TURNSTILE_SECRET_KEY: optional,
   TURNSTILE_SITE_KEY: optional,
   TURNSTILE_VERIFY_URL: optional,
+  NEWSLETTER_DOUBLE_OPT_IN: optional,
+  LINK_SIGNING_SECRET: optional,
 });
 
 /** Cloudflare's siteverify endpoint, where Turnstile tokens are checked. */
@@ -223,6 +236,15 @@ export interface Config {
   ipHashSalt: string | null;
   /** `null`: human verification is off. */
   turnstile: TurnstileSettings | null;
+  /**
+   * Emails to visitors (confirmations, acknowledgments): `SMTP_URL` and `EMAIL_FROM`, which is
+   * all they need (`EMAIL_TO` is ops'). `null` when either is not set.
+   */
+  visitorEmail: { smtpUrl: string; from: Mailbox } | null;
+  /** `LINK_SIGNING_SECRET`: the HMAC key of the links emailed to visitors; `null` when not set. */
+  linkSigningSecret: string | null;
+  /** `NEWSLETTER_DOUBLE_OPT_IN=true`: a subscription waits for the address to confirm it by email. */
+  newsletterDoubleOptIn: boolean;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
 }
@@ -297,19 +319,31 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     warnings.push("WEBHOOK_SECRET is set without WEBHOOK_URL: the webhook channel is not configured");
   }
 
+  const newsletterDoubleOptIn = read(raw.NEWSLETTER_DOUBLE_OPT_IN, flag("NEWSLETTER_DOUBLE_OPT_IN"), false);
+  // Features that email visitors: each needs SMTP_URL and EMAIL_FROM (not EMAIL_TO).
+  const visitorEmailFeatures = newsletterDoubleOptIn ? ["NEWSLETTER_DOUBLE_OPT_IN=true"] : [];
+
   let email: Config["email"] = null;
   const emailVariables = { SMTP_URL: raw.SMTP_URL, EMAIL_FROM: raw.EMAIL_FROM, EMAIL_TO: raw.EMAIL_TO };
   const missingEmail = Object.entries(emailVariables).filter(([, value]) => !value);
   // Checked whenever set, like WEBHOOK_URL: a malformed value stops the start even before the
   // channel's other variables are filled in.
   const smtp = read(raw.SMTP_URL, smtpUrl, null);
-  if (missingEmail.length === 0) {
-    const from = parseMailbox(raw.EMAIL_FROM ?? "");
-    if (!from) {
+  const from = raw.EMAIL_FROM ? parseMailbox(raw.EMAIL_FROM) : null;
+  if (raw.EMAIL_FROM && !from && (missingEmail.length === 0 || visitorEmailFeatures.length > 0)) {
+    problems.push(
+      `EMAIL_FROM must be an address, optionally with a display name (Studio <intake@studio.example>), got "${raw.EMAIL_FROM}"`,
+    );
+  }
+  for (const feature of visitorEmailFeatures) {
+    const missing = ["SMTP_URL", "EMAIL_FROM"].filter((name) => !raw[name as "SMTP_URL" | "EMAIL_FROM"]);
+    if (missing.length > 0) {
       problems.push(
-        `EMAIL_FROM must be an address, optionally with a display name (Studio <intake@studio.example>), got "${raw.EMAIL_FROM}"`,
+        `${feature} emails visitors, so it needs SMTP_URL and EMAIL_FROM: ${missing.join(" and ")} not set`,
       );
     }
+  }
+  if (missingEmail.length === 0) {
     const to = list(raw.EMAIL_TO ?? "");
     const invalidTo = to.filter((address) => !isEmailAddress(address));
     if (to.length === 0) problems.push("EMAIL_TO must list at least one address");
@@ -355,6 +389,18 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  const linkSigningSecret = raw.LINK_SIGNING_SECRET ?? null;
+  if (linkSigningSecret !== null && [...linkSigningSecret].length < LINK_SIGNING_SECRET_MIN_LENGTH) {
+    problems.push(
+      `LINK_SIGNING_SECRET must be at least ${LINK_SIGNING_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
+    );
+  }
+  if (newsletterDoubleOptIn && linkSigningSecret === null) {
+    problems.push(
+      "NEWSLETTER_DOUBLE_OPT_IN=true signs the links it emails, so it needs LINK_SIGNING_SECRET (at least 32 characters, e.g. openssl rand -base64 32): not set",
+    );
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
   }
@@ -373,6 +419,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     notifyTimeoutMs,
     ipHashSalt: raw.IP_HASH_SALT ?? null,
     turnstile,
+    visitorEmail: smtp && from ? { smtpUrl: smtp, from } : null,
+    linkSigningSecret,
+    newsletterDoubleOptIn,
     warnings,
   };
 }

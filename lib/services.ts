@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { type Config, getConfig } from "./config";
 import { createStore, type ObjectStore } from "./inbox";
-import { type Channel, createChannels } from "./notify";
-import { createRateLimiters, type RateLimiters } from "./ratelimit";
+import { LinkSigner } from "./links";
+import { type Channel, createChannels, SubscriberEvents } from "./notify";
+import { type Cooldowns, createCooldowns, createRateLimiters, type RateLimiters } from "./ratelimit";
 import { createVerifier, type Verifier } from "./verification";
+import { VisitorMailer } from "./visitor-email";
 
 /**
  * What reading and re-notifying the inbox needs: the app's own store and channels, built by the
@@ -21,8 +23,16 @@ export interface Services extends InboxServices {
   limiters: RateLimiters;
   /** Whether a request comes from a person: Turnstile, or off. */
   verifier: Verifier;
+  /** Once per address per window (confirmation emails), in the rate limits' store. */
+  cooldowns: Cooldowns;
   /** Salt for `client.ipHash`. */
   ipHashSalt: string;
+  /** Emails to visitors; `null` without `SMTP_URL` and `EMAIL_FROM`. */
+  visitorMailer: VisitorMailer | null;
+  /** Signs and checks the links emailed to visitors; `null` without `LINK_SIGNING_SECRET`. */
+  links: LinkSigner | null;
+  /** Newsletter events for the webhook channel; `null` when it is not configured. */
+  subscriberEvents: SubscriberEvents | null;
 }
 
 /** Logs the configuration's warnings (to stderr), then builds the store and the channels. */
@@ -40,7 +50,18 @@ export function createServices(config: Config): Services {
     );
     ipHashSalt = randomBytes(32).toString("hex");
   }
-  return { ...inbox, limiters: createRateLimiters(config), verifier: createVerifier(config), ipHashSalt };
+  return {
+    ...inbox,
+    limiters: createRateLimiters(config),
+    verifier: createVerifier(config),
+    cooldowns: createCooldowns(config),
+    ipHashSalt,
+    visitorMailer: config.visitorEmail && new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
+    links: config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret),
+    subscriberEvents:
+      config.webhook &&
+      new SubscriberEvents(config.webhook.url, config.webhook.secret, config.notifyTimeoutMs),
+  };
 }
 
 let services: Services | undefined;

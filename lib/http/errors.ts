@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   validation_failed: 422,
   rate_limited: 429,
   storage_unavailable: 503,
+  email_unavailable: 503,
   internal_error: 500,
 } as const;
 
@@ -31,6 +32,7 @@ const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   validation_failed: "Some fields need attention.",
   rate_limited: "Too many requests. Please try again later.",
   storage_unavailable: "We could not save your request just now. Please try again in a moment.",
+  email_unavailable: "We could not send you an email just now. Please try again in a moment.",
   internal_error: "Something went wrong on our side. Please try again later.",
 };
 

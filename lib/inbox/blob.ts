@@ -1,5 +1,6 @@
 import {
   BlobError,
+  BlobNotFoundError,
   BlobPreconditionFailedError,
   BlobServiceNotAvailable,
   BlobUnknownError,
@@ -20,6 +21,7 @@ import {
   ObjectTooLargeError,
   type StoreCallOptions,
   StoreUnavailableError,
+  type VersionedObject,
 } from "./types";
 
 export interface BlobStoreOptions {
@@ -84,6 +86,11 @@ export class BlobStore implements ObjectStore {
   }
 
   async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
+    return (await this.getVersioned(path, options))?.bytes ?? null;
+  }
+
+  /** The version is the blob's ETag, which `ifMatch` names in a conditional write. */
+  async getVersioned(path: string, options: GetOptions = {}): Promise<VersionedObject | null> {
     assertObjectPath(path);
     const { maxBytes } = options;
     return this.call(
@@ -100,10 +107,36 @@ export class BlobStore implements ObjectStore {
         });
         if (result === null) return null;
         if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
-        if (maxBytes === undefined) return new Uint8Array(await new Response(result.stream).arrayBuffer());
-        return readAtMost(result.stream, result.blob.size, maxBytes, path);
+        const version = result.blob.etag;
+        if (maxBytes === undefined) {
+          return { bytes: new Uint8Array(await new Response(result.stream).arrayBuffer()), version };
+        }
+        return { bytes: await readAtMost(result.stream, result.blob.size, maxBytes, path), version };
       },
       { passThrough: (error) => error instanceof ObjectTooLargeError },
+    );
+  }
+
+  async putIfVersion(
+    path: string,
+    body: ObjectBody,
+    contentType: string,
+    version: string,
+    options: StoreCallOptions = {},
+  ): Promise<boolean> {
+    assertObjectPath(path);
+    return this.conditional(`write ${path}`, options, (abortSignal) =>
+      put(path, toBlob(body, contentType), {
+        ...this.writeOptions(contentType, true, abortSignal),
+        ifMatch: version,
+      }),
+    );
+  }
+
+  async deleteIfVersion(path: string, version: string, options: StoreCallOptions = {}): Promise<boolean> {
+    assertObjectPath(path);
+    return this.conditional(`delete ${path}`, options, (abortSignal) =>
+      del(path, { token: this.token, abortSignal, ifMatch: version }),
     );
   }
 
@@ -146,6 +179,24 @@ export class BlobStore implements ObjectStore {
       }
       cursor = page.hasMore ? page.cursor : undefined;
     } while (cursor !== undefined);
+  }
+
+  /**
+   * A write with `ifMatch`: `true` once the store took it, `false` when it answered that the blob
+   * is no longer at that ETag (412) or is gone.
+   */
+  private async conditional(
+    action: string,
+    options: StoreCallOptions,
+    work: (abortSignal: AbortSignal) => Promise<unknown>,
+  ): Promise<boolean> {
+    try {
+      await this.call(action, options, work, { write: true, passThrough: isStaleVersion });
+      return true;
+    } catch (error) {
+      if (isStaleVersion(error)) return false;
+      throw error;
+    }
   }
 
   private writeOptions(contentType: string, allowOverwrite: boolean, abortSignal: AbortSignal) {
@@ -283,6 +334,11 @@ async function readAtMost(
 function toBlob(body: ObjectBody, contentType: string): Blob {
   const parts = typeof body === "string" || body instanceof Uint8Array ? [body] : body;
   return new Blob(parts as BlobPart[], { type: contentType });
+}
+
+/** A conditional write refused because the blob changed, or is gone. */
+function isStaleVersion(error: unknown): boolean {
+  return error instanceof BlobPreconditionFailedError || error instanceof BlobNotFoundError;
 }
 
 /**

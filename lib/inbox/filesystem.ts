@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   copyFile,
   type FileHandle,
@@ -12,7 +12,7 @@ import {
   stat,
   unlink,
 } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { withinDeadline } from "./deadline";
 import {
   assertObjectPath,
@@ -24,10 +24,28 @@ import {
   ObjectTooLargeError,
   type StoreCallOptions,
   StoreUnavailableError,
+  type VersionedObject,
 } from "./types";
 
 /** Files being written are hidden under this prefix until they are renamed into place. */
 const TEMP_PREFIX = ".tmp-";
+
+/**
+ * The lock a conditional write or delete holds on `<name>`: `.tmp-lock-<name>` beside it, hidden
+ * like a temporary file. Created exclusively, so one holder at a time across every process.
+ */
+const LOCK_PREFIX = `${TEMP_PREFIX}lock-`;
+
+/**
+ * A lock older than this was left by a process that stopped while holding it, and is broken. A
+ * holder only reads one small file and renames another under it, so this is far beyond any live
+ * holder, even one delayed by a slow disk.
+ */
+const STALE_LOCK_MS = 20_000;
+
+/** Waiting for a lock: the first retry after this, doubling up to `LOCK_WAIT_MAX_MS`, with jitter. */
+const LOCK_WAIT_MIN_MS = 1;
+const LOCK_WAIT_MAX_MS = 25;
 
 /** Throws once the caller's deadline has passed: called between system calls. */
 type Step = () => void;
@@ -109,6 +127,63 @@ export class FilesystemStore implements ObjectStore {
       if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return null;
       throw error;
     }
+  }
+
+  async getVersioned(path: string, options: GetOptions = {}): Promise<VersionedObject | null> {
+    const bytes = await this.get(path, options);
+    return bytes === null ? null : { bytes, version: versionOf(bytes) };
+  }
+
+  /**
+   * Compare-and-swap under the path's lock: the new body is written and flushed to a temporary
+   * file first, then, holding the lock, the current file is read and compared with `version`,
+   * and only if it matches is the temporary file renamed into place. Readers never wait: they
+   * see the old file or the new one, whole.
+   */
+  async putIfVersion(
+    path: string,
+    body: ObjectBody,
+    _contentType: string,
+    version: string,
+    options: StoreCallOptions = {},
+  ): Promise<boolean> {
+    const target = this.locate(path);
+    return this.bounded(`write ${path}`, options, async (step) => {
+      let temp: string;
+      try {
+        temp = await writeTemp(target, body, step);
+      } catch (error) {
+        // No folder: the object is gone, so it is not at `version`.
+        if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
+        throw error;
+      }
+      try {
+        const written = await withLock(target, step, async () => {
+          if ((await currentVersion(target)) !== version) return false;
+          step();
+          await rename(temp, target);
+          return true;
+        });
+        if (written) await syncFolders(dirname(target), []);
+        return written;
+      } finally {
+        await rm(temp, { force: true });
+      }
+    });
+  }
+
+  async deleteIfVersion(path: string, version: string, options: StoreCallOptions = {}): Promise<boolean> {
+    const target = this.locate(path);
+    return this.bounded(`delete ${path}`, options, async (step) => {
+      const removed = await withLock(target, step, async () => {
+        if ((await currentVersion(target)) !== version) return false;
+        step();
+        await unlink(target);
+        return true;
+      });
+      if (removed) await syncFolders(dirname(target), []);
+      return removed;
+    });
   }
 
   async copy(from: string, to: string, _contentType: string, options: StoreCallOptions = {}) {
@@ -247,6 +322,76 @@ async function writeTemp(target: string, body: ObjectBody, step: Step): Promise<
   }
   await file.close();
   return temp;
+}
+
+/** The version `getVersioned` reports for these bytes. */
+function versionOf(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The version of the file at `target` now; `null` when there is none. */
+async function currentVersion(target: string): Promise<string | null> {
+  try {
+    return versionOf(await readFile(target));
+  } catch (error) {
+    if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return null;
+    throw error;
+  }
+}
+
+/**
+ * Runs `work` holding the exclusive lock on `target`, waiting (by `step`'s deadline) while another
+ * writer, in this process or another, holds it. Answers `false` without running `work` when the
+ * target's folder does not exist: then the object does not either.
+ */
+async function withLock(target: string, step: Step, work: () => Promise<boolean>): Promise<boolean> {
+  const lock = join(dirname(target), `${LOCK_PREFIX}${basename(target)}`);
+  let held: number | null = null;
+  for (let wait = LOCK_WAIT_MIN_MS; held === null; wait = Math.min(wait * 2, LOCK_WAIT_MAX_MS)) {
+    step();
+    try {
+      const handle = await open(lock, "wx", 0o600);
+      try {
+        held = (await handle.stat()).ino;
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
+      if (!isCode(error, "EEXIST")) throw error;
+      await breakIfStale(lock);
+      await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    // Only our own lock: had it been broken as stale, the one there now is another writer's.
+    const now = await stat(lock).catch(() => null);
+    if (now?.ino === held) await unlink(lock).catch(() => {});
+  }
+}
+
+/**
+ * Removes a lock left by a process that stopped while holding it. It is moved aside first (one
+ * breaker wins), and put back should it turn out to be a fresh one taken meanwhile.
+ */
+async function breakIfStale(lock: string): Promise<void> {
+  const seen = await stat(lock).catch(() => null);
+  if (!seen || Date.now() - seen.mtimeMs < STALE_LOCK_MS) return;
+  const aside = tempPath(lock);
+  try {
+    await rename(lock, aside);
+  } catch {
+    return; // another writer broke or released it first
+  }
+  const moved = await stat(aside).catch(() => null);
+  if (moved && moved.ino !== seen.ino) await link(aside, lock).catch(() => {});
+  else
+    console.warn(
+      `[inbox] broke a stale lock on ${lock} (held for ${Math.round((Date.now() - seen.mtimeMs) / 1000)} s)`,
+    );
+  await unlink(aside).catch(() => {});
 }
 
 /** Flushes the entries of `folder` and of each of `created` to disk, all at once. */

@@ -11,6 +11,7 @@ export {
   stagedClaimPath,
   StagedUploadTakenError,
 } from "./briefs";
+export { type Change, replaceIfUnchanged, updateObject } from "./conditional";
 export { Deadline } from "./deadline";
 export type {
   AttachmentRecord,
@@ -21,7 +22,14 @@ export type {
   SaveDeadlines,
 } from "./briefs";
 export { ObjectTooLargeError, StoreUnavailableError } from "./types";
-export type { GetOptions, ObjectBody, ObjectInfo, ObjectStore, StoreCallOptions } from "./types";
+export type {
+  GetOptions,
+  ObjectBody,
+  ObjectInfo,
+  ObjectStore,
+  StoreCallOptions,
+  VersionedObject,
+} from "./types";
 
 /** The inbox's store, from the configured driver. */
 export function createStore(config: Config): ObjectStore {

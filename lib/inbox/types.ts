@@ -32,6 +32,16 @@ export interface GetOptions extends StoreCallOptions {
   maxBytes?: number;
 }
 
+/** An object's bytes with the version a conditional write or delete names. */
+export interface VersionedObject {
+  bytes: Uint8Array;
+  /**
+   * Opaque: what the object is now, as its driver tells versions apart (the filesystem: a SHA-256
+   * of the bytes; Vercel Blob: the ETag). Only ever compared with what the same store answers.
+   */
+  version: string;
+}
+
 /**
  * The inbox's storage: a flat namespace of objects named by slash-separated paths
  * (`briefs/2026/11/22/<reference>/brief.json`). Drivers: filesystem and Vercel Blob.
@@ -45,6 +55,28 @@ export interface ObjectStore {
   create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */
   get(path: string, options?: GetOptions): Promise<Uint8Array | null>;
+  /** The object's bytes and its current version, for a conditional write; `null` when there is none. */
+  getVersioned(path: string, options?: GetOptions): Promise<VersionedObject | null>;
+  /**
+   * Replaces the object only if it is still at `version` (as `getVersioned` read it): a
+   * compare-and-swap, atomic against every other conditional write or delete of the path. `false`
+   * when the object has changed or is gone, and nothing was written by this call's answer.
+   * A remote store's client may retry a write whose answer was lost and meet its own write as a
+   * change: `false` then too. A caller that must know writes something unique and reads it back
+   * (`replaceIfUnchanged` does).
+   */
+  putIfVersion(
+    path: string,
+    body: ObjectBody,
+    contentType: string,
+    version: string,
+    options?: StoreCallOptions,
+  ): Promise<boolean>;
+  /**
+   * Removes the object only if it is still at `version`; `false` when it has changed or is gone.
+   * Atomic like `putIfVersion`.
+   */
+  deleteIfVersion(path: string, version: string, options?: StoreCallOptions): Promise<boolean>;
   /**
    * Copies the object at `from` to `to` (replacing any object there) without passing its bytes
    * through this process where the store can do it itself. A missing `from` fails like an

@@ -42,3 +42,25 @@ export function parseSubscriptionForm(body: string): Subscription {
   if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
   return parsed.data;
 }
+
+/** 4 KiB: a link token is a few hundred bytes. Also the cap on a one-click unsubscribe body. */
+export const LINK_BODY_LIMIT = 4 * 1024;
+
+/** `{ "token": "…" }` from a confirmation page's script: 400 when not a JSON object. */
+export function parseTokenRequest(body: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("malformed_body", 'The request body must be a JSON object, like {"token": "…"}.');
+  }
+  return (value as Record<string, unknown>).token;
+}
+
+/** The confirmation page's form posted without JavaScript: its hidden `token` field. */
+export function parseTokenForm(body: string): unknown {
+  return new URLSearchParams(body).get("token") ?? undefined;
+}

@@ -5,6 +5,7 @@ import { WebhookChannel } from "./webhook";
 
 export { describeFailure, fanOut, forwardedChannels, recordDelivery, writeDelivery } from "./fan-out";
 export { attachmentFileName } from "./message";
+export { type SubscriberEvent, SubscriberEvents, type SubscriberEventType } from "./subscriber-events";
 export { CHANNEL_NAMES } from "./types";
 export type { BriefNotice, Channel, ChannelName, Delivery, DeliveryOutcome } from "./types";
 

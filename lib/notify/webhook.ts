@@ -12,12 +12,56 @@ export function signatureHeaders(
   body: string,
   now = new Date(),
 ): Record<string, string> {
-  const id = `msg_${reference}`;
+  return messageHeaders(signer, `msg_${reference}`, body, now);
+}
+
+/** Standard Webhooks headers for the message `id` (the same id each time the same message is sent). */
+export function messageHeaders(
+  signer: Webhook,
+  id: string,
+  body: string,
+  now = new Date(),
+): Record<string, string> {
   return {
     "webhook-id": id,
     "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
     "webhook-signature": signer.sign(id, now, body),
   };
+}
+
+/**
+ * POSTs one JSON event to `url`, signed when there is a signer; resolves on a 2xx answer and
+ * rejects with the reason otherwise. Redirects are never followed: they would re-send the event
+ * (personal data, and a valid signature) to wherever the receiver points, possibly another host.
+ */
+export async function postWebhook(
+  url: string,
+  signer: Webhook | null,
+  id: string,
+  body: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await fetch(url, {
+    method: "POST",
+    body,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": "studio-intake-webhook/1",
+      ...(signer ? messageHeaders(signer, id, body) : {}),
+    },
+    redirect: "manual",
+    cache: "no-store",
+    signal,
+  });
+  // Only the status matters; dropping the body frees the connection.
+  await response.body?.cancel().catch(() => {});
+  if (response.status >= 200 && response.status < 300) return;
+  if (response.status >= 300 && response.status < 400) {
+    throw new Error(
+      `answered ${response.status} redirecting to ${redirectTarget(response.headers.get("location"), url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
+    );
+  }
+  throw new Error(`answered HTTP ${response.status}`);
 }
 
 /** POSTs each brief as a `brief.received` event to `WEBHOOK_URL`; a 2xx answer is success. */
@@ -34,29 +78,8 @@ export class WebhookChannel implements Channel {
 
   async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
     const body = JSON.stringify(briefReceivedEvent(notice.record));
-    const response = await fetch(this.url, {
-      method: "POST",
-      body,
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "studio-intake-webhook/1",
-        ...(this.signer ? signatureHeaders(this.signer, notice.record.reference, body) : {}),
-      },
-      // A redirect would re-send the brief (personal data, and a valid signature) to wherever the
-      // receiver points, possibly another host: it is reported as a failure instead of followed.
-      redirect: "manual",
-      cache: "no-store",
-      signal,
-    });
-    // Only the status matters; dropping the body frees the connection.
-    await response.body?.cancel().catch(() => {});
-    if (response.status >= 200 && response.status < 300) return;
-    if (response.status >= 300 && response.status < 400) {
-      throw new Error(
-        `answered ${response.status} redirecting to ${redirectTarget(response.headers.get("location"), this.url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
-      );
-    }
-    throw new Error(`answered HTTP ${response.status}`);
+    // The id is the reference's, so a brief sent again carries the same one (see signatureHeaders).
+    await postWebhook(this.url, this.signer, `msg_${notice.record.reference}`, body, signal);
   }
 }
 

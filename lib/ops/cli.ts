@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../config";
 import { StoreUnavailableError } from "../inbox";
 import { describeFailure } from "../notify";
+import { SUBSCRIBER_STATUSES, type SubscriberStatus } from "../newsletter/subscribers";
 import { parseReference } from "../reference";
 import { COMMANDS, type CommandContext, type Output } from "./commands";
 import { OpsError, UsageError } from "./errors";
@@ -23,8 +24,9 @@ Commands:
       stdout), after checking it against the SHA-256 in brief.json. Never overwrites without --force.
   export --format csv|json [--since YYYY-MM-DD] [--out FILE] [--force]
       Every brief, one row each, to stdout or FILE. Progress goes to stderr.
-  subscribers [--json | --csv]
-      Newsletter subscribers with their topics, newest first.
+  subscribers [--status confirmed|pending|unsubscribed|all] [--json | --csv]
+      Newsletter subscribers with their status and topics, newest first: by default only the
+      confirmed ones, who get the newsletter (the table says how many others there are).
   redeliver <reference> | --failed [--since YYYY-MM-DD]
       Sends a brief again through the channels recorded as failed (--failed: every brief with a
       failed or missing delivery record), and updates delivery.json. Spam is never redelivered.
@@ -52,7 +54,10 @@ const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, numbe
     options: { ...SINCE, format: { type: "string" }, out: { type: "string" }, force: { type: "boolean" } },
     positionals: [0, 0],
   },
-  subscribers: { options: { json: { type: "boolean" }, csv: { type: "boolean" } }, positionals: [0, 0] },
+  subscribers: {
+    options: { status: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" } },
+    positionals: [0, 0],
+  },
   redeliver: { options: { ...SINCE, failed: { type: "boolean" } }, positionals: [0, 1] },
   gc: { options: { "dry-run": { type: "boolean" } }, positionals: [0, 0] },
 };
@@ -69,6 +74,8 @@ export interface Invocation {
   force: boolean;
   failed: boolean;
   dryRun: boolean;
+  /** `subscribers`: which to show; `confirmed` unless asked. */
+  status: SubscriberStatus | "all";
 }
 
 /** `YYYY-MM-DD` that is a real calendar day. */
@@ -138,6 +145,10 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     );
   }
   if (flag("json") && flag("csv")) throw new UsageError("subscribers takes --json or --csv, not both");
+  const status = text("status") ?? "confirmed";
+  if (status !== "all" && !SUBSCRIBER_STATUSES.includes(status as SubscriberStatus)) {
+    throw new UsageError(`--status takes ${SUBSCRIBER_STATUSES.join(", ")} or all, got "${status}"`);
+  }
   const out = text("out");
   if (out === "") throw new UsageError("--out needs a path");
   const since = text("since");
@@ -153,6 +164,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     force: flag("force"),
     failed: flag("failed"),
     dryRun: flag("dry-run"),
+    status: status as SubscriberStatus | "all",
   };
 }
 

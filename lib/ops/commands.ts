@@ -7,6 +7,7 @@ import { cleanFileName } from "../attachments";
 import { collectStaleUploads, STAGED_UPLOAD_MAX_AGE_MS } from "../contact/staging";
 import { formatBytes } from "../format";
 import type { Folder } from "../inbox";
+import { SUBSCRIBER_STATUSES, type SubscriberRecord } from "../newsletter/subscribers";
 import { attachmentFileName, CHANNEL_NAMES } from "../notify";
 import type { InboxServices } from "../services";
 import type { Invocation } from "./cli";
@@ -18,6 +19,7 @@ import {
   exportRow,
   printable,
   SUBSCRIBER_COLUMNS,
+  subscriberCsvRow,
   subscriberTableHeader,
   subscriberTableRow,
   tableHeader,
@@ -224,30 +226,34 @@ async function exportBriefs(invocation: Invocation, context: CommandContext): Pr
 async function subscribers(invocation: Invocation, context: CommandContext): Promise<number> {
   const { stdout } = context;
   const problems = problemReporter(context.stderr);
-  const records = await readSubscribers(context.store, problems.report);
+  const all = await readSubscribers(context.store, problems.report);
+  const { status } = invocation;
+  const records = status === "all" ? all : all.filter((record) => record.status === status);
   if (invocation.json) {
     await write(stdout, `${JSON.stringify(records, null, 2)}\n`);
   } else if (invocation.csv) {
     await write(stdout, csvRecord(SUBSCRIBER_COLUMNS));
-    for (const record of records) {
-      await write(
-        stdout,
-        csvRecord([
-          record.email,
-          record.topics.join("; "),
-          record.subscribedAt,
-          record.updatedAt,
-          record.verification ?? "off",
-        ]),
-      );
-    }
+    for (const record of records) await write(stdout, csvRecord(subscriberCsvRow(record)));
   } else {
     await write(stdout, subscriberTableHeader());
     for (const record of records) await write(stdout, subscriberTableRow(record));
-    const what = records.length === 1 ? "subscriber" : "subscribers";
-    await write(stdout, `\n${records.length} ${what} in ${printable(inboxName(context))}\n`);
+    const what = `${status === "all" ? "" : `${status} `}${records.length === 1 ? "subscriber" : "subscribers"}`;
+    await write(
+      stdout,
+      `\n${records.length} ${what} in ${printable(inboxName(context))}${hiddenNote(all, status)}\n`,
+    );
   }
   return problems.count > 0 ? 1 : 0;
+}
+
+/** What a status filter left out of the table, so nobody mistakes it for the whole list. */
+function hiddenNote(all: readonly SubscriberRecord[], shown: Invocation["status"]): string {
+  if (shown === "all") return "";
+  const counts = SUBSCRIBER_STATUSES.filter((status) => status !== shown)
+    .map((status) => [status, all.filter((record) => record.status === status).length] as const)
+    .filter(([, count]) => count > 0);
+  if (counts.length === 0) return "";
+  return ` (not shown: ${counts.map(([status, count]) => `${count} ${status}`).join(", ")}; --status all shows every one)`;
 }
 
 /** One line per brief: what was sent again and how it went, and what still is not delivered. */

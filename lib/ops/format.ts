@@ -1,5 +1,5 @@
 import { formatBytes } from "../format";
-import type { SubscriberRecord } from "../newsletter";
+import type { SubscriberRecord } from "../newsletter/subscribers";
 import { CHANNEL_NAMES, type Delivery } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { StoredBrief } from "./records";
@@ -279,19 +279,37 @@ export function exportRow(brief: StoredBrief): ExportRow {
 
 export const SUBSCRIBER_COLUMNS: readonly (keyof SubscriberRecord)[] = [
   "email",
+  "status",
   "topics",
   "subscribedAt",
   "updatedAt",
+  "confirmedAt",
+  "unsubscribedAt",
   "verification",
 ];
 
+/** A subscriber as a CSV row, in `SUBSCRIBER_COLUMNS`' order (topics separated by `; `). */
+export function subscriberCsvRow(subscriber: SubscriberRecord): (string | null)[] {
+  return [
+    subscriber.email,
+    subscriber.status,
+    subscriber.topics.join("; "),
+    subscriber.subscribedAt,
+    subscriber.updatedAt,
+    subscriber.confirmedAt,
+    subscriber.unsubscribedAt,
+    subscriber.verification ?? "off",
+  ];
+}
+
 export function subscriberTableHeader(): string {
-  return `${[pad("EMAIL", 40), pad("SUBSCRIBED (UTC)", 16), pad("UPDATED (UTC)", 16), pad("HUMAN CHECK", 11), "TOPICS"].join(GAP)}\n`;
+  return `${[pad("EMAIL", 40), pad("STATUS", 12), pad("SUBSCRIBED (UTC)", 16), pad("UPDATED (UTC)", 16), pad("HUMAN CHECK", 11), "TOPICS"].join(GAP)}\n`;
 }
 
 export function subscriberTableRow(subscriber: SubscriberRecord): string {
   return `${[
     pad(printable(subscriber.email), 40),
+    pad(subscriber.status, 12),
     pad(utcTime(subscriber.subscribedAt), 16),
     pad(utcTime(subscriber.updatedAt), 16),
     pad(subscriber.verification ?? "off", 11),

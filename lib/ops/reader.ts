@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Folder, ObjectStore } from "../inbox";
-import type { SubscriberRecord } from "../newsletter";
+import type { SubscriberRecord } from "../newsletter/subscribers";
 import type { Delivery } from "../notify";
 import { InboxRecordError, OpsError } from "./errors";
 import { parseBriefRecord, parseDelivery, parseSubscriber, type StoredBrief } from "./records";

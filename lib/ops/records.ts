@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { BriefRecord, Folder } from "../inbox";
 import { CHANNEL_NAMES, type Delivery } from "../notify";
 import { InboxRecordError } from "./errors";
-import type { SubscriberRecord } from "../newsletter";
+import { parseRecord } from "../newsletter/subscribers";
+import type { SubscriberRecord } from "../newsletter/subscribers";
 import { VERIFICATIONS } from "../verification";
 
 /**
@@ -57,14 +58,6 @@ const briefRecordSchema = z.object({
 
 const outcomeSchema = z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() });
 
-const subscriberSchema = z.object({
-  email: z.string(),
-  topics: z.array(z.string()),
-  subscribedAt: z.string(),
-  updatedAt: z.string(),
-  verification: verificationSchema.default("off"),
-});
-
 function parseJson(path: string, bytes: Uint8Array): unknown {
   try {
     return JSON.parse(Buffer.from(bytes).toString("utf8"));
@@ -99,6 +92,18 @@ export function parseDelivery(path: string, bytes: Uint8Array): Delivery {
   return delivery;
 }
 
+/**
+ * A subscriber record, read by the newsletter's own parser (a record from before statuses existed
+ * reads as confirmed), without the internal `revision`.
+ */
 export function parseSubscriber(path: string, bytes: Uint8Array): SubscriberRecord {
-  return check(path, subscriberSchema, parseJson(path, bytes), "a subscriber record") as SubscriberRecord;
+  let record: SubscriberRecord;
+  try {
+    record = parseRecord(path, bytes);
+  } catch {
+    throw new InboxRecordError(`${path} is not a subscriber record`);
+  }
+  const shown: SubscriberRecord = { ...record };
+  delete shown.revision;
+  return shown;
 }

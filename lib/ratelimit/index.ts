@@ -1,14 +1,19 @@
 import type { Config } from "../config";
 import { describeWait } from "../format";
 import { ApiError } from "../http/errors";
+import { MemoryCooldown, UpstashCooldown } from "./cooldown";
 import { MemoryRateLimiter } from "./memory";
-import type { RateLimitDecision, RateLimiter } from "./types";
+import type { Cooldown, RateLimitDecision, RateLimiter } from "./types";
 import { createRedisClient, UpstashRateLimiter } from "./upstash";
 
-export type { RateLimitDecision, RateLimiter } from "./types";
+export type { Cooldown, CooldownClaim, RateLimitDecision, RateLimiter } from "./types";
 
-/** One budget per endpoint; `upload` counts the upload tokens `POST /api/contact/upload` issues. */
-export type RateLimitPolicy = "contact" | "newsletter" | "upload";
+/**
+ * One budget per endpoint; `upload` counts the upload tokens `POST /api/contact/upload` issues,
+ * `confirm` the newsletter's confirmation posts (under `NEWSLETTER_RATE_LIMIT`'s rule, a budget of
+ * their own). Unsubscribing has none: the signed link is the authority, and mail providers post it.
+ */
+export type RateLimitPolicy = "contact" | "newsletter" | "confirm" | "upload";
 
 export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
 
@@ -21,14 +26,34 @@ export function createRateLimiters(config: Config): RateLimiters {
     return {
       contact: new UpstashRateLimiter(redis, "contact", config.rateLimits.contact, options),
       newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter, options),
+      confirm: new UpstashRateLimiter(redis, "newsletter-confirm", config.rateLimits.newsletter, options),
       upload: new UpstashRateLimiter(redis, "upload", config.rateLimits.upload, options),
     };
   }
   return {
     contact: new MemoryRateLimiter(config.rateLimits.contact),
     newsletter: new MemoryRateLimiter(config.rateLimits.newsletter),
+    confirm: new MemoryRateLimiter(config.rateLimits.newsletter),
     upload: new MemoryRateLimiter(config.rateLimits.upload),
   };
+}
+
+/** What is held to once per address per window: `confirmation`, the newsletter's confirmation email. */
+export type CooldownPolicy = "confirmation";
+
+export type Cooldowns = Record<CooldownPolicy, Cooldown>;
+
+/** The contract's window for emails to one address: at most one per 10 minutes. */
+export const EMAIL_COOLDOWN_MS = 600_000;
+
+/** One cooldown per policy, in the same store as the rate limits: shared through Redis when it is set up. */
+export function createCooldowns(config: Config): Cooldowns {
+  if (config.redis) {
+    const redis = createRedisClient(config.redis);
+    const options = config.ipHashSalt === null ? {} : { subjectSecret: config.ipHashSalt };
+    return { confirmation: new UpstashCooldown(redis, "confirmation", EMAIL_COOLDOWN_MS, options) };
+  }
+  return { confirmation: new MemoryCooldown(EMAIL_COOLDOWN_MS) };
 }
 
 /** `RateLimit-*` headers (reset in whole seconds), and `Retry-After` when refused. */

@@ -11,3 +11,20 @@ export interface RateLimiter {
   readonly driver: "memory" | "upstash";
   consume(subject: string): Promise<RateLimitDecision>;
 }
+
+/** A window `Cooldown.claim` opened; give it back when what it was for did not happen. */
+export interface CooldownClaim {
+  /** Ends this claim's window early, so the next attempt is not held back; a no-op once it ended. */
+  release(): Promise<void>;
+}
+
+/**
+ * At most one of something per subject per window (a confirmation email per address per 10
+ * minutes), counted where the rate limits are: in process memory, or in Redis, so that every
+ * instance shares it.
+ */
+export interface Cooldown {
+  readonly driver: "memory" | "upstash";
+  /** Opens the subject's window and answers the claim; `null` while a window is open. */
+  claim(subject: string): Promise<CooldownClaim | null>;
+}

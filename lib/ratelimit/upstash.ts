@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import type { RateLimitRule } from "../config";
+import { OutageLog } from "./outage";
 import type { RateLimitDecision, RateLimiter } from "./types";
 
 /**
@@ -9,9 +10,6 @@ import type { RateLimitDecision, RateLimiter } from "./types";
  * allows 1.5 s; the rest is margin for the request's own work.
  */
 export const REDIS_TIMEOUT_MS = 800;
-
-/** While Redis is failing, one warning per limiter per this period, with a count, not one per request. */
-const WARNING_INTERVAL_MS = 10_000;
 
 /**
  * The key for subjects' hashes when no `IP_HASH_SALT` is set. Fixed, not random per process: every
@@ -25,8 +23,8 @@ export const DEFAULT_SUBJECT_KEY = "intake:ratelimit:subject:v1";
  * key, and no error that quotes a command, ever carries the address. Domain-separated from the
  * brief's `client.ipHash`, which uses the same salt.
  */
-export function subjectKey(subject: string, secret: string): string {
-  return createHmac("sha256", secret).update(`ratelimit:${subject}`).digest("hex").slice(0, 32);
+export function subjectKey(subject: string, secret: string, domain = "ratelimit"): string {
+  return createHmac("sha256", secret).update(`${domain}:${subject}`).digest("hex").slice(0, 32);
 }
 
 /**
@@ -69,17 +67,15 @@ export class UpstashRateLimiter implements RateLimiter {
   private readonly ratelimit: Ratelimit;
   private readonly rule: RateLimitRule;
   private readonly subjectSecret: string;
-  private readonly warn: (message: string) => void;
   private readonly now: () => number;
-  private lastWarningAt = Number.NEGATIVE_INFINITY;
-  private uncheckedSinceWarning = 0;
+  private readonly outage: OutageLog;
 
   constructor(redis: Redis, policy: string, rule: RateLimitRule, options: UpstashRateLimiterOptions = {}) {
     this.rule = rule;
     this.prefix = `intake:ratelimit:${policy}`;
     this.subjectSecret = options.subjectSecret ?? DEFAULT_SUBJECT_KEY;
-    this.warn = options.warn ?? ((message) => console.warn(message));
     this.now = options.now ?? Date.now;
+    this.outage = new OutageLog(this.prefix, options.warn ?? ((message) => console.warn(message)), this.now);
     this.ratelimit = new Ratelimit({
       redis,
       prefix: this.prefix,
@@ -99,7 +95,7 @@ export class UpstashRateLimiter implements RateLimiter {
     try {
       const result = await this.ratelimit.limit(subjectKey(subject, this.subjectSecret));
       if (result.reason === "timeout") return this.failOpen("Redis did not answer in time");
-      this.recovered();
+      this.outage.answered();
       return {
         allowed: result.success,
         limit: result.limit,
@@ -111,32 +107,14 @@ export class UpstashRateLimiter implements RateLimiter {
       if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
         return this.failOpen("Redis did not answer in time");
       }
-      return this.failOpen(`Redis failed: ${describe(error)}`);
+      return this.failOpen(`Redis failed: ${describeRedisFailure(error)}`);
     }
-  }
-
-  /** After an outage: say so, and let the next outage warn at once. */
-  private recovered(): void {
-    if (this.lastWarningAt === Number.NEGATIVE_INFINITY) return;
-    const unchecked = this.uncheckedSinceWarning;
-    this.warn(
-      `[ratelimit] Redis answers again${unchecked > 0 ? ` (${unchecked} more request(s) let through unchecked)` : ""}`,
-    );
-    this.lastWarningAt = Number.NEGATIVE_INFINITY;
-    this.uncheckedSinceWarning = 0;
   }
 
   /** Lets the request through, reported as the first in a fresh window: the count is unknown. */
   private failOpen(problem: string): RateLimitDecision {
     const now = this.now();
-    this.uncheckedSinceWarning += 1;
-    if (now - this.lastWarningAt >= WARNING_INTERVAL_MS) {
-      this.warn(
-        `[ratelimit] ${problem}; ${this.uncheckedSinceWarning} request(s) under ${this.prefix} let through unchecked`,
-      );
-      this.lastWarningAt = now;
-      this.uncheckedSinceWarning = 0;
-    }
+    this.outage.failedOpen(problem);
     return {
       allowed: true,
       limit: this.rule.limit,
@@ -151,7 +129,7 @@ export class UpstashRateLimiter implements RateLimiter {
  * was: [...]`): the whole request, every key and argument, which is no help to ops and is where a
  * client's identity would show.
  */
-function describe(error: unknown): string {
+export function describeRedisFailure(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return text.replace(/, command was: [\s\S]*$/, "").slice(0, 300);
 }

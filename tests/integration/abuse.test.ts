@@ -800,10 +800,13 @@ describe("after the abuse", () => {
     for (const file of files.filter((path) => path.startsWith("newsletter/"))) {
       const record = JSON.parse(await readFile(join(inbox, file), "utf8")) as Record<string, unknown>;
       expect(Object.keys(record).sort()).toEqual([
+        "confirmedAt",
         "email",
         "revision",
+        "status",
         "subscribedAt",
         "topics",
+        "unsubscribedAt",
         "updatedAt",
         "verification",
       ]);

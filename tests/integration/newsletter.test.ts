@@ -68,13 +68,17 @@ describe("POST /api/newsletter: subscribing", () => {
     expect(await response.json()).toEqual({ ok: true, status: "subscribed" });
 
     const record = await readSubscriber(inbox, email);
+    // Single opt-in (NEWSLETTER_DOUBLE_OPT_IN unset): confirmed at once.
     expect(record).toEqual({
       email,
       topics: ["AI", "Quantum"],
+      status: "confirmed",
       subscribedAt: expect.any(String),
       updatedAt: record.subscribedAt,
       // Human verification is not configured in this suite.
       verification: "off",
+      confirmedAt: record.subscribedAt,
+      unsubscribedAt: null,
       revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     const subscribedAt = Date.parse(record.subscribedAt as string);
@@ -145,9 +149,12 @@ describe("POST /api/newsletter: subscribing", () => {
     expect(merged).toEqual({
       email,
       topics: ["AI", "Research", "Quantum", "Gaming technology"],
+      status: "confirmed",
       subscribedAt: first.subscribedAt,
       updatedAt: expect.any(String),
       verification: "off",
+      confirmedAt: first.subscribedAt,
+      unsubscribedAt: null,
       revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(Date.parse(merged.updatedAt as string)).toBeGreaterThan(Date.parse(first.updatedAt as string));
@@ -181,7 +188,17 @@ describe("POST /api/newsletter: subscribing", () => {
     const response = await postNewsletter(app.url, { email, name: "Ada", consent: true, topics: ["AI"] });
     expect(response.status).toBe(200);
     expect(Object.keys(await readSubscriber(inbox, email)).sort()).toEqual(
-      ["email", "revision", "subscribedAt", "topics", "updatedAt", "verification"].sort(),
+      [
+        "email",
+        "revision",
+        "subscribedAt",
+        "topics",
+        "updatedAt",
+        "status",
+        "confirmedAt",
+        "unsubscribedAt",
+        "verification",
+      ].sort(),
     );
   });
 

@@ -23,7 +23,10 @@ import type { AddressInfo } from "node:net";
  * Overwrites follow the API: without `x-allow-overwrite: 1` an existing path is refused with
  * "This blob already exists" (400 `bad_request`, checked when the request arrives), and a writer
  * that loses a race to the same path while sending its body fails its conditional write (412
- * `precondition_failed`). `fault` makes it answer errors or drop connections on purpose.
+ * `precondition_failed`). `ifMatch` (`x-if-match`) on a put or a delete is checked against the
+ * blob's current ETag as the write commits: a blob that has changed or is gone is 412
+ * `precondition_failed`, and nothing is written. `fault` makes it answer errors or drop
+ * connections on purpose.
  */
 
 export interface StoredBlob {
@@ -277,6 +280,14 @@ export async function startBlobStandIn(options: BlobStandInOptions = {}): Promis
         if (!Array.isArray(urls)) return fail(400, "bad_request", "urls must be an array");
         const pathnames = urls.map((entry) => pathnameOf(String(entry)));
         record.pathname = pathnames.join(",");
+        const ifMatch = req.headers["x-if-match"];
+        if (ifMatch !== undefined) {
+          // A conditional delete names one blob, and removes it only at that ETag.
+          if (pathnames.length !== 1) return fail(400, "bad_request", "ifMatch needs exactly one url");
+          if (objects.get(pathnames[0] ?? "")?.etag !== ifMatch) {
+            return fail(412, "precondition_failed", "Precondition failed: ETag mismatch.");
+          }
+        }
         for (const path of pathnames) objects.delete(path);
         return answer(200, {});
       }

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     },
     attachment,
   );
-  const status = await subscribe(store, { email: "ada@example.com", topics: [], verification: "off" });
+  const { status } = await subscribe(store, { email: "ada@example.com", topics: [], verification: "off" });
   console.log(JSON.stringify({ folder, status }));
 }
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ObjectStore } from "@/lib/inbox";
-import { subscribe } from "@/lib/newsletter";
+import { confirmSubscriber, subscribe, subscriberId, unsubscribeSubscriber } from "@/lib/newsletter";
 import type { Delivery } from "@/lib/notify";
 import { parseCsvObjects } from "./csv";
 import { makePdf, makePng } from "./files";
@@ -524,7 +524,7 @@ export function describeInboxTool(backend: InboxBackend): void {
     });
 
     describe("subscribers", () => {
-      it("lists subscribers with topics and dates, newest first, as a table, CSV or JSON", async () => {
+      it("lists confirmed subscribers with status, topics and dates, newest first, as a table, CSV or JSON", async () => {
         await subscribe(
           store,
           { email: "ada@example.com", topics: ["AI", "Research"], verification: "passed" },
@@ -544,31 +544,39 @@ export function describeInboxTool(backend: InboxBackend): void {
         const table = await run(["subscribers"]);
         expect(table.code).toBe(0);
         const rows = lines(table.stdout);
-        expect(rows[0]).toMatch(/^EMAIL\s+SUBSCRIBED \(UTC\)\s+UPDATED \(UTC\)\s+HUMAN CHECK\s+TOPICS$/);
+        expect(rows[0]).toMatch(
+          /^EMAIL\s+STATUS\s+SUBSCRIBED \(UTC\)\s+UPDATED \(UTC\)\s+HUMAN CHECK\s+TOPICS$/,
+        );
         expect(rows[1]).toMatch(
-          /^\+grace@navy\.example\s+2025-02-01 10:00\s+2025-02-01 10:00\s+unavailable\s+—$/,
+          /^\+grace@navy\.example\s+confirmed\s+2025-02-01 10:00\s+2025-02-01 10:00\s+unavailable\s+—$/,
         );
         // Topics added later by an unchecked request: the record keeps how it was created.
         expect(rows[2]).toMatch(
-          /^ada@example\.com\s+2025-01-01 10:00\s+2025-03-01 10:00\s+passed\s+AI, Research, Quantum$/,
+          /^ada@example\.com\s+confirmed\s+2025-01-01 10:00\s+2025-03-01 10:00\s+passed\s+AI, Research, Quantum$/,
         );
-        expect(rows.at(-1)).toBe(`2 subscribers in ${inbox.name}`);
+        expect(rows.at(-1)).toBe(`2 confirmed subscribers in ${inbox.name}`);
 
         const csv = await run(["subscribers", "--csv"]);
         expect(csv.code).toBe(0);
         expect(parseCsvObjects(csv.stdout)).toEqual([
           {
             email: "'+grace@navy.example",
+            status: "confirmed",
             topics: "",
             subscribedAt: "2025-02-01T10:00:00.000Z",
             updatedAt: "2025-02-01T10:00:00.000Z",
+            confirmedAt: "2025-02-01T10:00:00.000Z",
+            unsubscribedAt: "",
             verification: "unavailable",
           },
           {
             email: "ada@example.com",
+            status: "confirmed",
             topics: "AI; Research; Quantum",
             subscribedAt: "2025-01-01T10:00:00.000Z",
             updatedAt: "2025-03-01T10:00:00.000Z",
+            confirmedAt: "2025-01-01T10:00:00.000Z",
+            unsubscribedAt: "",
             verification: "passed",
           },
         ]);
@@ -579,18 +587,75 @@ export function describeInboxTool(backend: InboxBackend): void {
           {
             email: "+grace@navy.example",
             topics: [],
+            status: "confirmed",
             subscribedAt: "2025-02-01T10:00:00.000Z",
             updatedAt: "2025-02-01T10:00:00.000Z",
+            confirmedAt: "2025-02-01T10:00:00.000Z",
+            unsubscribedAt: null,
             verification: "unavailable",
           },
           {
             email: "ada@example.com",
             topics: ["AI", "Research", "Quantum"],
+            status: "confirmed",
             subscribedAt: "2025-01-01T10:00:00.000Z",
             updatedAt: "2025-03-01T10:00:00.000Z",
+            confirmedAt: "2025-01-01T10:00:00.000Z",
+            unsubscribedAt: null,
             verification: "passed",
           },
         ]);
+      });
+
+      it("exports only confirmed subscribers by default; --status picks another status, or all", async () => {
+        const at = (day: number) => new Date(`2025-04-0${day}T10:00:00Z`);
+        const doubleOptIn = { doubleOptIn: true };
+        await subscribe(
+          store,
+          { email: "pending@example.com", topics: ["AI"] },
+          at(1),
+          undefined,
+          doubleOptIn,
+        );
+        await subscribe(store, { email: "kept@example.com", topics: [] }, at(2), undefined, doubleOptIn);
+        await confirmSubscriber(store, subscriberId("kept@example.com"), at(3));
+        await subscribe(store, { email: "left@example.com", topics: [] }, at(4));
+        await unsubscribeSubscriber(store, subscriberId("left@example.com"), at(5));
+
+        const emails = (stdout: string) => parseCsvObjects(stdout).map((row) => `${row.email} ${row.status}`);
+        expect(emails((await run(["subscribers", "--csv"])).stdout)).toEqual(["kept@example.com confirmed"]);
+        expect(
+          (JSON.parse((await run(["subscribers", "--json"])).stdout) as { email: string }[]).map(
+            (record) => record.email,
+          ),
+        ).toEqual(["kept@example.com"]);
+        expect(emails((await run(["subscribers", "--csv", "--status", "pending"])).stdout)).toEqual([
+          "pending@example.com pending",
+        ]);
+        expect(emails((await run(["subscribers", "--csv", "--status", "unsubscribed"])).stdout)).toEqual([
+          "left@example.com unsubscribed",
+        ]);
+        expect(emails((await run(["subscribers", "--csv", "--status", "all"])).stdout)).toEqual([
+          "left@example.com unsubscribed",
+          "kept@example.com confirmed",
+          "pending@example.com pending",
+        ]);
+
+        const table = await run(["subscribers"]);
+        expect(lines(table.stdout).at(-1)).toBe(
+          `1 confirmed subscriber in ${inbox.name} (not shown: 1 pending, 1 unsubscribed; --status all shows every one)`,
+        );
+        const everyone = await run(["subscribers", "--status", "all"]);
+        expect(
+          lines(everyone.stdout)
+            .slice(1, 4)
+            .map((row) => row.split(/\s+/).slice(0, 2).join(" ")),
+        ).toEqual([
+          "left@example.com unsubscribed",
+          "kept@example.com confirmed",
+          "pending@example.com pending",
+        ]);
+        expect(lines(everyone.stdout).at(-1)).toBe(`3 subscribers in ${inbox.name}`);
       });
     });
 

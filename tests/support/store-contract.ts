@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { updateObject } from "@/lib/inbox/conditional";
 import {
   type ObjectInfo,
   type ObjectStore,
@@ -98,6 +99,105 @@ export function describeStoreContract(current: () => ObjectStore): void {
       ).rejects.toBeInstanceOf(StoreUnavailableError);
       expect(await store.get("briefs/x/attachment.pdf")).toBeNull();
       expect(await collect(store.list("briefs/"))).toEqual([]);
+    });
+
+    describe("conditional writes", () => {
+      it("getVersioned answers the bytes and a version that moves with every write, null when absent", async () => {
+        const store = current();
+        expect(await store.getVersioned("v/missing.json")).toBeNull();
+        await store.put("v/x.json", "one", "application/json");
+        const first = await store.getVersioned("v/x.json");
+        expect(text(first?.bytes ?? null)).toBe("one");
+        expect(first?.version).toEqual(expect.any(String));
+        expect((await store.getVersioned("v/x.json"))?.version).toBe(first?.version);
+        await store.put("v/x.json", "two", "application/json");
+        const second = await store.getVersioned("v/x.json");
+        expect(text(second?.bytes ?? null)).toBe("two");
+        expect(second?.version).not.toBe(first?.version);
+      });
+
+      it("putIfVersion writes at the version it names, and refuses a stale one or a missing object", async () => {
+        const store = current();
+        await store.put("v/x.json", "one", "application/json");
+        const read = await store.getVersioned("v/x.json");
+        expect(await store.putIfVersion("v/x.json", "two", "application/json", read?.version ?? "")).toBe(
+          true,
+        );
+        expect(text(await store.get("v/x.json"))).toBe("two");
+        // The version read before that write is stale now.
+        expect(await store.putIfVersion("v/x.json", "three", "application/json", read?.version ?? "")).toBe(
+          false,
+        );
+        expect(text(await store.get("v/x.json"))).toBe("two");
+
+        const now = await store.getVersioned("v/x.json");
+        await store.delete("v/x.json");
+        expect(await store.putIfVersion("v/x.json", "back", "application/json", now?.version ?? "")).toBe(
+          false,
+        );
+        expect(await store.get("v/x.json")).toBeNull();
+        expect(await store.putIfVersion("none/y.json", "y", "application/json", now?.version ?? "")).toBe(
+          false,
+        );
+        expect(await collect(store.list("none/"))).toEqual([]);
+      });
+
+      it("deleteIfVersion removes only at the version it names", async () => {
+        const store = current();
+        await store.put("v/x.json", "one", "application/json");
+        const stale = await store.getVersioned("v/x.json");
+        await store.put("v/x.json", "two", "application/json");
+        expect(await store.deleteIfVersion("v/x.json", stale?.version ?? "")).toBe(false);
+        expect(text(await store.get("v/x.json"))).toBe("two");
+        const fresh = await store.getVersioned("v/x.json");
+        expect(await store.deleteIfVersion("v/x.json", fresh?.version ?? "")).toBe(true);
+        expect(await store.get("v/x.json")).toBeNull();
+        expect(await store.deleteIfVersion("v/x.json", fresh?.version ?? "")).toBe(false);
+      });
+
+      it("of 20 concurrent conditional writes at one version exactly one lands, whole", async () => {
+        const store = current();
+        await store.put("race/v.json", "start", "application/json");
+        const { version } = (await store.getVersioned("race/v.json")) ?? { version: "" };
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.putIfVersion("race/v.json", `body-${i}`, "application/json", version),
+          ),
+        );
+        const winners = results.flatMap((won, i) => (won ? [i] : []));
+        expect(winners).toHaveLength(1);
+        expect(text(await store.get("race/v.json"))).toBe(`body-${winners[0]}`);
+        // Nothing the losers wrote is left where a listing would find it.
+        expect((await collect(store.list("race/"))).map((info) => info.path)).toEqual(["race/v.json"]);
+      });
+
+      it("a conditional write racing a conditional delete at one version: exactly one wins", async () => {
+        const store = current();
+        for (let round = 0; round < 5; round++) {
+          await store.put("race/d.json", "start", "application/json");
+          const { version } = (await store.getVersioned("race/d.json")) ?? { version: "" };
+          const [written, removed] = await Promise.all([
+            store.putIfVersion("race/d.json", "written", "application/json", version),
+            store.deleteIfVersion("race/d.json", version),
+          ]);
+          expect(written !== removed).toBe(true);
+          expect(text(await store.get("race/d.json"))).toBe(written ? "written" : null);
+        }
+      });
+
+      it("updateObject: 20 concurrent read-modify-writes of one object lose none of the changes", async () => {
+        const store = current();
+        const add = (item: string) =>
+          updateObject(store, "race/list.json", "application/json", (bytes) => {
+            const items = bytes === null ? [] : (JSON.parse(text(bytes) ?? "[]") as string[]);
+            return { write: JSON.stringify([...items, item]), result: items.length };
+          });
+        const seen = await Promise.all(Array.from({ length: 20 }, (_, i) => add(`item-${i}`)));
+        const items = JSON.parse(text(await store.get("race/list.json")) ?? "[]") as string[];
+        expect([...items].sort()).toEqual(Array.from({ length: 20 }, (_, i) => `item-${i}`).sort());
+        // Each saw a different list: every write was applied to the one before it.
+        expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      });
     });
 
     describe("list", () => {

@@ -2,6 +2,7 @@ import { copy, head } from "@vercel/blob";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BlobStore } from "@/lib/inbox/blob";
 import { type AttachmentUpload, type BriefRecord, saveBrief } from "@/lib/inbox/briefs";
+import { replaceIfUnchanged } from "@/lib/inbox/conditional";
 import { type ObjectInfo, ObjectTooLargeError, StoreUnavailableError } from "@/lib/inbox/types";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import type { BlobStandIn } from "../support/blob-standin";
@@ -73,6 +74,53 @@ describe("BlobStore", () => {
       contentType: "application/pdf",
     });
     expect(new URL(metadata.url).hostname).toBe(`${standIn.storeId}.private.blob.vercel-storage.com`);
+  });
+
+  it("conditional writes and deletes name the blob's ETag in x-if-match", async () => {
+    await store.put("v/x.json", "one", "application/json");
+    const read = await store.getVersioned("v/x.json");
+    expect(read?.version).toBe(standIn.objects.get("v/x.json")?.etag);
+    expect(await store.putIfVersion("v/x.json", "two", "application/json", read?.version ?? "")).toBe(true);
+    const now = standIn.objects.get("v/x.json")?.etag ?? "";
+    expect(await store.deleteIfVersion("v/x.json", now)).toBe(true);
+    const conditional = standIn.requests.filter((request) => request.headers["x-if-match"] !== undefined);
+    expect(
+      conditional.map((request) => [request.operation, request.headers["x-if-match"], request.status]),
+    ).toEqual([
+      ["put", read?.version, 200],
+      ["delete", now, 200],
+    ]);
+  });
+
+  it("a conditional write whose answer was lost is retried, meets itself, and is recognised as its own", async () => {
+    await store.put("v/x.json", "one", "application/json");
+    const read = await store.getVersioned("v/x.json");
+    standIn.fault = {
+      dropAfterCommit: true,
+      match: ({ operation, pathname }) => operation === "put" && pathname === "v/x.json",
+    };
+    const body = '{"revision":"mine"}';
+    // The store alone cannot tell: the retry finds the blob changed (by the first attempt).
+    expect(await replaceIfUnchanged(store, "v/x.json", read?.version ?? "", body, "application/json")).toBe(
+      true,
+    );
+    const puts = standIn.requests.filter(
+      (request) => request.operation === "put" && request.pathname === "v/x.json",
+    );
+    expect(puts.map((request) => request.status)).toEqual([200, -1, 412]);
+    expect(standIn.objects.get("v/x.json")?.body.toString()).toBe(body);
+
+    // Another writer's change is not mistaken for ours.
+    standIn.fault = null;
+    expect(
+      await replaceIfUnchanged(
+        store,
+        "v/x.json",
+        read?.version ?? "",
+        '{"revision":"late"}',
+        "application/json",
+      ),
+    ).toBe(false);
   });
 
   it("reads private blobs from the store's private host, with the token", async () => {

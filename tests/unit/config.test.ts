@@ -33,6 +33,8 @@ const VARIABLES = [
   "TURNSTILE_SECRET_KEY",
   "TURNSTILE_SITE_KEY",
   "TURNSTILE_VERIFY_URL",
+  "NEWSLETTER_DOUBLE_OPT_IN",
+  "LINK_SIGNING_SECRET",
 ] as const;
 
 const DEFAULTS = {
@@ -51,6 +53,9 @@ const DEFAULTS = {
   notifyTimeoutMs: 5_000,
   ipHashSalt: null,
   turnstile: null,
+  visitorEmail: null,
+  linkSigningSecret: null,
+  newsletterDoubleOptIn: false,
   warnings: [],
 };
 
@@ -307,6 +312,84 @@ describe("email channel", () => {
       for (const variable of missing) expect(config.warnings[0]).toContain(variable);
     },
   );
+});
+
+describe("newsletter double opt-in and emails to visitors", () => {
+  const LINK_SECRET = "0123456789abcdef0123456789abcdef"; // exactly 32 characters
+  const OPT_IN = {
+    NEWSLETTER_DOUBLE_OPT_IN: "true",
+    SMTP_URL: EMAIL_ENV.SMTP_URL,
+    EMAIL_FROM: EMAIL_ENV.EMAIL_FROM,
+    LINK_SIGNING_SECRET: LINK_SECRET,
+  };
+
+  it("is on with SMTP_URL, EMAIL_FROM and LINK_SIGNING_SECRET; EMAIL_TO is not needed", () => {
+    const config = parseConfig(OPT_IN);
+    expect(config).toMatchObject({
+      newsletterDoubleOptIn: true,
+      linkSigningSecret: LINK_SECRET,
+      visitorEmail: {
+        smtpUrl: EMAIL_ENV.SMTP_URL,
+        from: { name: "Studio", address: "intake@studio.example" },
+      },
+      email: null,
+    });
+    // Only the ops channel's own note: it needs EMAIL_TO, double opt-in does not.
+    expect(config.warnings).toEqual([expect.stringContaining("EMAIL_TO")]);
+  });
+
+  it.each([["false"], [""]])("NEWSLETTER_DOUBLE_OPT_IN=%j is off, and needs nothing", (value) => {
+    expect(parseConfig({ NEWSLETTER_DOUBLE_OPT_IN: value }).newsletterDoubleOptIn).toBe(false);
+  });
+
+  it("visitorEmail is set whenever SMTP_URL and EMAIL_FROM are, and the ops channel keeps EMAIL_TO", () => {
+    const config = parseConfig(EMAIL_ENV);
+    expect(config.visitorEmail).toEqual({ smtpUrl: EMAIL_ENV.SMTP_URL, from: config.email?.from });
+    expect(config.email?.to).toEqual(["a@x.com", "b@x.com"]);
+  });
+
+  it.each<[string, Env, string[]]>([
+    [
+      "NEWSLETTER_DOUBLE_OPT_IN=yes",
+      { ...OPT_IN, NEWSLETTER_DOUBLE_OPT_IN: "yes" },
+      ["NEWSLETTER_DOUBLE_OPT_IN"],
+    ],
+    ["no SMTP_URL", { ...OPT_IN, SMTP_URL: undefined }, ["NEWSLETTER_DOUBLE_OPT_IN", "SMTP_URL not set"]],
+    [
+      "no EMAIL_FROM",
+      { ...OPT_IN, EMAIL_FROM: undefined },
+      ["NEWSLETTER_DOUBLE_OPT_IN", "EMAIL_FROM not set"],
+    ],
+    [
+      "neither",
+      { ...OPT_IN, SMTP_URL: undefined, EMAIL_FROM: "" },
+      ["NEWSLETTER_DOUBLE_OPT_IN", "SMTP_URL and EMAIL_FROM not set"],
+    ],
+    ["no LINK_SIGNING_SECRET", { ...OPT_IN, LINK_SIGNING_SECRET: undefined }, ["LINK_SIGNING_SECRET"]],
+    ["a malformed EMAIL_FROM", { ...OPT_IN, EMAIL_FROM: "intake" }, ["EMAIL_FROM"]],
+    ["a malformed SMTP_URL", { ...OPT_IN, SMTP_URL: "http://mail.example" }, ["SMTP_URL"]],
+    [
+      "a 31-character secret",
+      { ...OPT_IN, LINK_SIGNING_SECRET: LINK_SECRET.slice(1) },
+      ["LINK_SIGNING_SECRET"],
+    ],
+    ["a short secret without double opt-in", { LINK_SIGNING_SECRET: "short" }, ["LINK_SIGNING_SECRET"]],
+  ])("stops the start naming what is missing or malformed: %s", (_label, env, expected) => {
+    const { message } = configError(env);
+    for (const text of expected) expect(message).toContain(text);
+  });
+
+  it("counts the secret's characters, not its bytes", () => {
+    expect(() => parseConfig({ LINK_SIGNING_SECRET: "é".repeat(31) })).toThrow(ConfigError);
+    expect(parseConfig({ LINK_SIGNING_SECRET: "é".repeat(32) }).linkSigningSecret).toBe("é".repeat(32));
+  });
+
+  it("leaves part 1 as it was: a malformed EMAIL_FROM without EMAIL_TO, double opt-in off, only warns", () => {
+    const config = parseConfig({ SMTP_URL: EMAIL_ENV.SMTP_URL, EMAIL_FROM: "intake" });
+    expect(config.email).toBeNull();
+    expect(config.visitorEmail).toBeNull();
+    expect(config.warnings).toEqual([expect.stringContaining("EMAIL_TO")]);
+  });
 });
 
 describe("smtpTls: how an SMTP_URL's connection is protected", () => {

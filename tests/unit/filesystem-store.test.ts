@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -64,6 +64,58 @@ describe("FilesystemStore", () => {
     await writeFile(join(root, "briefs", "x", ".tmp-0123456789abcdef"), "half a file");
     await writeFile(join(root, ".tmp-fedcba9876543210"), "half a file");
     expect((await collect(store.list(""))).map((info) => info.path)).toEqual(["briefs/x/brief.json"]);
+  });
+
+  describe("conditional writes hold a lock file beside the object", () => {
+    const lockFile = () => join(root, "v", ".tmp-lock-x.json");
+
+    it("is never listed, and is gone after each call, a refused one too", async () => {
+      await store.put("v/x.json", "one", "application/json");
+      const read = await store.getVersioned("v/x.json");
+      expect(await store.putIfVersion("v/x.json", "two", "application/json", read?.version ?? "")).toBe(true);
+      expect(await store.putIfVersion("v/x.json", "three", "application/json", read?.version ?? "")).toBe(
+        false,
+      );
+      expect(await store.deleteIfVersion("v/x.json", read?.version ?? "")).toBe(false);
+      expect(await listFiles(root)).toEqual(["v/x.json"]);
+      expect((await collect(store.list(""))).map((info) => info.path)).toEqual(["v/x.json"]);
+    });
+
+    it("waits while another writer holds the lock, and gives up at its deadline without writing", async () => {
+      await store.put("v/x.json", "one", "application/json");
+      const read = await store.getVersioned("v/x.json");
+      await writeFile(lockFile(), ""); // another process in the middle of its write
+      const started = Date.now();
+      await expect(
+        store.putIfVersion("v/x.json", "two", "application/json", read?.version ?? "", {
+          signal: AbortSignal.timeout(300),
+        }),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(Buffer.from((await store.get("v/x.json"))!).toString()).toBe("one");
+
+      // Once it lets go, the write goes through.
+      setTimeout(() => void rm(lockFile()), 100);
+      expect(await store.putIfVersion("v/x.json", "two", "application/json", read?.version ?? "")).toBe(true);
+      expect(await leftoverTempFiles()).toEqual([]);
+    });
+
+    it("breaks a lock left by a process that stopped while holding it (older than 20 s)", async () => {
+      vi.spyOn(console, "warn").mockImplementation(() => {});
+      await store.put("v/x.json", "one", "application/json");
+      const read = await store.getVersioned("v/x.json");
+      await writeFile(lockFile(), "");
+      const old = new Date(Date.now() - 21_000);
+      await utimes(lockFile(), old, old);
+      expect(
+        await store.putIfVersion("v/x.json", "two", "application/json", read?.version ?? "", {
+          signal: AbortSignal.timeout(2_000),
+        }),
+      ).toBe(true);
+      expect(Buffer.from((await store.get("v/x.json"))!).toString()).toBe("two");
+      expect(await leftoverTempFiles()).toEqual([]);
+      expect(console.warn).toHaveBeenCalledWith(expect.stringContaining("broke a stale lock"));
+    });
   });
 
   it("list of a store that was never written is empty", async () => {
@@ -269,6 +321,9 @@ function wrap(
       return inner.create(path, body, contentType);
     },
     get: (path) => inner.get(path),
+    getVersioned: (path) => inner.getVersioned(path),
+    putIfVersion: (path, body, contentType, version) => inner.putIfVersion(path, body, contentType, version),
+    deleteIfVersion: (path, version) => inner.deleteIfVersion(path, version),
     async copy(from, to, contentType) {
       calls.push(`copy ${from} ${to}`);
       if (fail.copy?.(to)) throw new StoreUnavailableError(`simulated failure copying to ${to}`);
@@ -491,6 +546,9 @@ describe("saveBrief", () => {
         create: () => Promise.reject(new Error("not used")),
         copy: () => Promise.reject(new Error("not used")),
         get: (path) => store.get(path),
+        getVersioned: () => Promise.reject(new Error("not used")),
+        putIfVersion: () => Promise.reject(new Error("not used")),
+        deleteIfVersion: () => Promise.reject(new Error("not used")),
         async delete(path, options) {
           calls.push(`delete ${path}`);
           if (hangDeletes) return waitForAbort(path, options?.signal);

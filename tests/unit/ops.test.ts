@@ -184,7 +184,9 @@ describe("parseInvocation", () => {
     [["attachment", "K7QM-3XD9-PTWA-84HC", "--out", "x.pdf", "--force"], { out: "x.pdf", force: true }],
     [["export", "--format", "csv", "--out=all.csv"], { command: "export", format: "csv", out: "all.csv" }],
     [["export", "--format", "json", "--since", "2024-02-29"], { format: "json", since: "2024-02-29" }],
-    [["subscribers", "--csv"], { command: "subscribers", csv: true, json: false }],
+    [["subscribers", "--csv"], { command: "subscribers", csv: true, json: false, status: "confirmed" }],
+    [["subscribers", "--status", "pending"], { command: "subscribers", status: "pending" }],
+    [["subscribers", "--status=all", "--json"], { command: "subscribers", status: "all", json: true }],
     [["redeliver", "--failed"], { command: "redeliver", failed: true, reference: null }],
     [["redeliver", "--failed", "--since", "2026-01-01"], { failed: true, since: "2026-01-01" }],
     [["redeliver", "k7qm-3xd9-ptwa-84hc"], { reference: "K7QM-3XD9-PTWA-84HC", failed: false }],
@@ -222,6 +224,8 @@ describe("parseInvocation", () => {
     [["export"], /--format csv or --format json/],
     [["export", "--format", "xml"], /unknown format "xml"/],
     [["subscribers", "--json", "--csv"], /not both/],
+    [["subscribers", "--status", "Confirmed"], /--status takes pending, confirmed, unsubscribed or all/],
+    [["subscribers", "--status"], /argument missing/],
     [["redeliver"], /a reference or --failed/],
     [["redeliver", "K7QM-3XD9-PTWA-84HC", "--failed"], /a reference or --failed/],
     [["redeliver", "K7QM-3XD9-PTWA-84HC", "--since", "2026-01-01"], /--since goes with redeliver --failed/],
@@ -292,6 +296,16 @@ class WatchedStore implements ObjectStore {
   get(path: string) {
     this.read.push(path);
     return this.inner.get(path);
+  }
+  getVersioned(path: string) {
+    this.read.push(path);
+    return this.inner.getVersioned(path);
+  }
+  putIfVersion(...args: Parameters<ObjectStore["putIfVersion"]>) {
+    return this.inner.putIfVersion(...args);
+  }
+  deleteIfVersion(...args: Parameters<ObjectStore["deleteIfVersion"]>) {
+    return this.inner.deleteIfVersion(...args);
   }
   list(prefix: string): AsyncIterable<ObjectInfo> {
     this.listed.push(prefix);

@@ -11,7 +11,11 @@ type Query = Record<string, string | string[] | undefined>;
 export default async function NewsletterPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
   const result =
-    query.status === "subscribed" || query.status === "already-subscribed" ? query.status : undefined;
+    query.status === "subscribed" ||
+    query.status === "already-subscribed" ||
+    query.status === "confirmation-sent"
+      ? query.status
+      : undefined;
   const code = typeof query.error === "string" && /^[a-z_]{1,40}$/.test(query.error) ? query.error : null;
   const invalid = typeof query.invalid === "string" ? query.invalid.split(",") : [];
   const retry = Number(query.retry);

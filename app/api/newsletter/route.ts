@@ -7,7 +7,7 @@ import {
   newsletterLocation,
   parseSubscription,
   parseSubscriptionForm,
-  subscribe,
+  requestSubscription,
 } from "@/lib/newsletter";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
@@ -16,8 +16,9 @@ import { requireHuman, tokenFromFormEncoded, tokenFromJson } from "@/lib/verific
 const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
 /**
- * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics. A browser
- * posting the footer form without JavaScript may send it form-encoded and is redirected to a page.
+ * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics; with
+ * double opt-in, stores it pending and emails a confirmation link. A browser posting the footer
+ * form without JavaScript may send it form-encoded and is redirected to a page.
  */
 export async function POST(request: Request): Promise<Response> {
   const navigating = wantsHtml(request);
@@ -40,7 +41,7 @@ export async function POST(request: Request): Promise<Response> {
       action: "newsletter",
       remoteIp: address,
     });
-    const status = await subscribe(services.store, { ...subscription, verification });
+    const status = await requestSubscription(services, { ...subscription, verification });
 
     if (navigating) return seeOther(newsletterLocation(status), rateLimitHeaders);
     return json({ ok: true, status }, { headers: rateLimitHeaders });

@@ -1,0 +1,1 @@
+export { expiresIn, InvalidLinkError, type LinkPayload, type LinkRefusal, LinkSigner } from "./tokens";

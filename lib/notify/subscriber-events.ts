@@ -1,0 +1,53 @@
+import { Webhook } from "standardwebhooks";
+import { postWebhook } from "./webhook";
+
+export type SubscriberEventType = "newsletter.confirmed" | "newsletter.unsubscribed";
+
+/**
+ * What the webhook receives when an address joins or leaves the confirmed subscribers, so ops can
+ * keep a mailing service in step.
+ */
+export interface SubscriberEvent {
+  type: SubscriberEventType;
+  email: string;
+  topics: readonly string[];
+  /** ISO 8601 UTC: when the change happened. */
+  at: string;
+}
+
+/**
+ * Posts subscriber events to `WEBHOOK_URL`, signed like briefs (Standard Webhooks), each bounded
+ * by `NOTIFY_TIMEOUT_MS`. Resolves on a 2xx answer, rejects with the reason otherwise.
+ */
+export class SubscriberEvents {
+  private readonly signer: Webhook | null;
+
+  constructor(
+    private readonly url: string,
+    secret: string | null,
+    private readonly timeoutMs: number,
+  ) {
+    this.signer = secret === null ? null : new Webhook(secret);
+  }
+
+  /** `id` names this change (the same id each time it would be sent again), for the receiver to drop duplicates. */
+  async send(event: SubscriberEvent, id: string): Promise<void> {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // Raced as well as aborted: the bound holds whatever the request does with its signal.
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`no answer within ${this.timeoutMs} ms`);
+        reject(error);
+        controller.abort(error);
+      }, this.timeoutMs);
+    });
+    const posting = postWebhook(this.url, this.signer, id, JSON.stringify(event), controller.signal);
+    posting.catch(() => {});
+    try {
+      await Promise.race([posting, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,8 @@
+export {
+  NewsletterConfirmationEmail,
+  type NewsletterConfirmationProps,
+  newsletterConfirmationSubject,
+} from "./emails/newsletter-confirmation";
+export { SITE_NAME, VisitorEmailLayout } from "./layout";
+export { EmailUnavailableError, VisitorMailer, type VisitorMessage } from "./mailer";
+export { renderEmail, type RenderedEmail } from "./render";

@@ -1,0 +1,78 @@
+import type { Mailbox } from "../config";
+import { SmtpSender } from "../notify/smtp";
+import type { RenderedEmail } from "./render";
+
+/** One email to one visitor. */
+export interface VisitorMessage extends RenderedEmail {
+  /** The visitor's address, handed to the mailer as a structured value, never pasted into a header. */
+  to: string;
+  subject: string;
+  /**
+   * Set for every email to a subscriber: `SITE_URL/api/newsletter/unsubscribe?token=…`, sent as
+   * `List-Unsubscribe` with `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058), so a
+   * mail provider's own unsubscribe button works with one POST.
+   */
+  oneClickUnsubscribeUrl?: string;
+  replyTo?: Mailbox;
+}
+
+/** The email could not be handed to the SMTP server within the bound: answered as 503 `email_unavailable`. */
+export class EmailUnavailableError extends Error {
+  override name = "EmailUnavailableError";
+}
+
+// Control characters never reach a header, whatever a caller passes.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/**
+ * Sends emails to visitors through `SMTP_URL` from `EMAIL_FROM`: the same `SmtpSender`, with its
+ * STARTTLS rule, as the ops channel. Each send is bounded by `NOTIFY_TIMEOUT_MS` in all (every
+ * SMTP phase too), and succeeds when the server accepted the message for the visitor.
+ */
+export class VisitorMailer {
+  private readonly sender: SmtpSender;
+
+  constructor(
+    private readonly settings: { smtpUrl: string; from: Mailbox },
+    private readonly timeoutMs: number,
+  ) {
+    this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
+  }
+
+  /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
+  async send(message: VisitorMessage): Promise<void> {
+    const { from } = this.settings;
+    const sending = this.sender.send({
+      from: { name: from.name, address: from.address },
+      to: [{ name: "", address: message.to }],
+      ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
+      subject: message.subject.replace(CONTROL, " "),
+      text: message.text,
+      html: message.html,
+      ...(message.oneClickUnsubscribeUrl
+        ? {
+            list: { unsubscribe: message.oneClickUnsubscribeUrl },
+            headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+          }
+        : {}),
+    });
+    sending.catch(() => {}); // the loser of the race below settles later
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from the SMTP server within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      );
+    });
+    try {
+      const info = await Promise.race([sending, expired]);
+      if ((info.rejected ?? []).length > 0 || (info.accepted ?? []).length === 0) {
+        throw new Error("the SMTP server refused the recipient");
+      }
+    } catch (error) {
+      throw new EmailUnavailableError("The email could not be sent", { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  EmailUnavailableError,
+  NewsletterConfirmationEmail,
+  renderEmail,
+  VisitorMailer,
+} from "@/lib/visitor-email";
+import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
+
+/** The module for emails to visitors: one React Email source for both bodies, sent through a real SMTP server. */
+
+const HOSTILE = "o'brien+<script>alert(1)</script>@example.com";
+const CONFIRM = "https://studio.example/newsletter/confirm?token=abc.def";
+const UNSUBSCRIBE = "https://studio.example/newsletter/unsubscribe?token=ghi.jkl";
+
+describe("renderEmail", () => {
+  it("renders both bodies from one component: the visitor's text escaped in HTML, links whole in the text", async () => {
+    const { html, text } = await renderEmail(
+      NewsletterConfirmationEmail({
+        email: HOSTILE,
+        topics: ["AI", "Quantum"],
+        confirmUrl: CONFIRM,
+        unsubscribeUrl: UNSUBSCRIBE,
+        validFor: "7 days",
+      }),
+    );
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("o&#x27;brien+&lt;script&gt;alert(1)&lt;/script&gt;@example.com");
+    expect(html).toContain(`href="${CONFIRM}"`);
+    expect(html).toContain(`href="${UNSUBSCRIBE}"`);
+    expect(html).not.toMatch(/<img|src=|url\(/i);
+    expect(text).toContain(HOSTILE);
+    expect(text).toContain(CONFIRM);
+    // Each link ends its line: no punctuation a mail client could take for part of it.
+    for (const link of [CONFIRM, UNSUBSCRIBE])
+      expect(text).toMatch(new RegExp(`${link.replace(/[.?]/g, "\\$&")}$`, "m"));
+    expect(text).toContain("AI, Quantum");
+    expect(text).toContain("7 days");
+  });
+});
+
+describe("VisitorMailer", () => {
+  let smtp: SmtpTestServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(async () => {
+    await smtp.stop();
+  });
+  beforeEach(() => {
+    smtp.behave("accept");
+    smtp.received.length = 0;
+  });
+
+  const message = { subject: "Hello", html: "<p>Hi</p>", text: "Hi" };
+
+  it("sends from EMAIL_FROM to the visitor, with RFC 8058 headers when the email is to a subscriber", async () => {
+    const mailer = new VisitorMailer(
+      { smtpUrl: smtp.url, from: { name: "Studio", address: "news@studio.example" } },
+      3_000,
+    );
+    await mailer.send({ ...message, to: "ada@example.com", oneClickUnsubscribeUrl: `${UNSUBSCRIBE}x` });
+    await mailer.send({ ...message, to: "bob@example.com", subject: "Line\r\nBcc: eve@example.com" });
+    const [subscriber, other] = smtp.received;
+    expect(subscriber?.envelope).toEqual({ from: "news@studio.example", to: ["ada@example.com"] });
+    const headers = (mail: typeof subscriber) =>
+      Object.fromEntries((mail?.parsed.headers ?? []).map((entry) => [entry.key, entry.value]));
+    expect(headers(subscriber)).toMatchObject({
+      "list-unsubscribe": `<${UNSUBSCRIBE}x>`,
+      "list-unsubscribe-post": "List-Unsubscribe=One-Click",
+    });
+    // Not a subscriber's email: no unsubscribe headers; and a header never takes a line break.
+    expect(headers(other)["list-unsubscribe"]).toBeUndefined();
+    expect(other?.envelope.to).toEqual(["bob@example.com"]);
+    expect(other?.parsed.subject).toBe("Line Bcc: eve@example.com");
+    expect(other?.parsed.bcc).toBeUndefined();
+  });
+
+  it("an SMTP server refusing the message is EmailUnavailableError", async () => {
+    smtp.behave({ refuse: 550 });
+    const mailer = new VisitorMailer(
+      { smtpUrl: smtp.url, from: { name: "", address: "news@studio.example" } },
+      3_000,
+    );
+    await expect(mailer.send({ ...message, to: "ada@example.com" })).rejects.toBeInstanceOf(
+      EmailUnavailableError,
+    );
+  });
+
+  it("a server that never answers is EmailUnavailableError within the bound", async () => {
+    smtp.behave("hang");
+    const mailer = new VisitorMailer(
+      { smtpUrl: smtp.url, from: { name: "", address: "news@studio.example" } },
+      500,
+    );
+    const started = Date.now();
+    await expect(mailer.send({ ...message, to: "ada@example.com" })).rejects.toBeInstanceOf(
+      EmailUnavailableError,
+    );
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});
