@@ -43,6 +43,14 @@ test.beforeEach(async ({ page }) => {
 test("a 6 MB PDF goes straight to Blob with a progress bar, and the form carries only its path", async ({
   page,
 }) => {
+  // No console error, and no CSP violation (Chromium reports those as console errors), from the
+  // page's load through the upload to the thank-you.
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(message.text());
+  });
+  page.on("pageerror", (error) => problems.push(error.message));
+  await page.goto("/#contact");
   const traffic = watchTraffic(page);
   const contactPosts: string[] = [];
   page.on("request", (request) => {
@@ -107,6 +115,7 @@ test("a 6 MB PDF goes straight to Blob with a progress bar, and the form carries
   });
   expect((await readObject(`${folder}/attachment.pdf`))?.equals(pdf)).toBe(true);
   expect(await readObject(staged)).toBeNull();
+  expect(problems).toEqual([]);
 });
 
 test("a PNG named .pdf is stored as a PNG", async ({ page }) => {

@@ -377,7 +377,9 @@ describe("Turnstile on the filesystem inbox, with both channels", () => {
     expect(cell(unchecked)).toBe("unavailable");
 
     const subscribers = await runInbox(["subscribers", "--csv"], { env });
-    expect(subscribers.stdout.split("\r\n")[0]).toBe("email,topics,subscribedAt,updatedAt,verification");
+    expect(subscribers.stdout.split("\r\n")[0]).toBe(
+      "email,status,topics,subscribedAt,updatedAt,confirmedAt,unsubscribedAt,verification",
+    );
     expect(subscribers.stdout).toMatch(/,passed\r\n/);
   });
 });
