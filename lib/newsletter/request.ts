@@ -12,18 +12,7 @@ export const NEWSLETTER_BODY_LIMIT = 16 * 1024;
  * ignored.
  */
 export function parseSubscription(body: string): Subscription {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError(
-      "malformed_body",
-      'The request body must be a JSON object, like {"email": "name@example.com"}.',
-    );
-  }
+  const value = parseJsonObject(body, '{"email": "name@example.com"}');
   const parsed = newsletterSchema.safeParse(value);
   if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
   return parsed.data;
@@ -48,6 +37,11 @@ export const LINK_BODY_LIMIT = 4 * 1024;
 
 /** `{ "token": "…" }` from a confirmation page's script: 400 when not a JSON object. */
 export function parseTokenRequest(body: string): unknown {
+  return parseJsonObject(body, '{"token": "…"}').token;
+}
+
+/** A JSON object, else 400 `malformed_body` (`example` shows the shape expected). */
+function parseJsonObject(body: string, example: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -55,9 +49,9 @@ export function parseTokenRequest(body: string): unknown {
     throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("malformed_body", 'The request body must be a JSON object, like {"token": "…"}.');
+    throw new ApiError("malformed_body", `The request body must be a JSON object, like ${example}.`);
   }
-  return (value as Record<string, unknown>).token;
+  return value as Record<string, unknown>;
 }
 
 /** The confirmation page's form posted without JavaScript: its hidden `token` field. */
