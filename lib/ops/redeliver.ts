@@ -134,7 +134,10 @@ export async function redeliverBrief(
     config.notifyTimeoutMs,
   );
 
-  const delivery: Delivery = {};
+  // The acknowledgment's outcome is kept as it was: only the channels were sent again.
+  const delivery: Delivery = brief.delivery?.acknowledgment
+    ? { acknowledgment: brief.delivery.acknowledgment }
+    : {};
   for (const name of CHANNEL_NAMES) {
     const outcome: DeliveryOutcome | undefined = result.attempted[name] ?? brief.delivery?.[name];
     if (outcome) delivery[name] = outcome;
