@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { readBriefJson, readDeliveryJson } from "../support/inbox";
+import { runInbox } from "../support/ops";
 import { header, mailsTo } from "../support/opt-in";
 import { type RedisServer, startRedis } from "../support/redis";
 import { type AppServer, startApp, tempDir } from "../support/server";
@@ -294,18 +295,51 @@ describe("a hung SMTP server", () => {
     await smtp?.stop();
   });
 
+  const email = freshEmail();
+  let reference = "";
+
   it("answers within NOTIFY_TIMEOUT_MS + 1 s and records the failure", async () => {
+    // A first request loads the route's modules: the bound is about the notifications, not that.
+    expect((await postContact(app.url, briefForm({}))).status).toBe(422);
     smtp.behave("hang");
     const startedAt = Date.now();
-    const response = await postContact(app.url, briefForm(validBrief({ email: freshEmail() })));
+    const response = await postContact(app.url, briefForm(validBrief({ email })));
     const elapsed = Date.now() - startedAt;
     expect(response.status).toBe(200);
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_000);
     const body = (await response.json()) as { reference: string; forwarded: string[] };
+    reference = body.reference;
     expect(body.forwarded).toEqual([]);
     const delivery = await readDeliveryJson(inbox, body.reference);
     expect(delivery?.acknowledgment).toMatchObject({ ok: false, error: expect.any(String) });
     expect(delivery?.acknowledgment).not.toHaveProperty("suppressed");
     expect(delivery).not.toHaveProperty("email");
+  });
+
+  it("redeliver retries the failed acknowledgment only with --acknowledgment, and never twice", async () => {
+    smtp.behave("accept");
+    const env = {
+      INBOX_DIR: inbox,
+      CONTACT_ACKNOWLEDGE: "true",
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: FROM,
+      NOTIFY_TIMEOUT_MS: "5000",
+    };
+    const plain = await runInbox(["redeliver", reference], { env });
+    expect(plain.stderr + plain.stdout).not.toContain("Usage");
+    expect(plain.code).toBe(0);
+    expect(acknowledgmentsTo(smtp, email)).toHaveLength(0);
+    expect((await readDeliveryJson(inbox, reference))?.acknowledgment).toMatchObject({ ok: false });
+
+    const asked = await runInbox(["redeliver", "--failed", "--acknowledgment"], { env });
+    expect(asked.stdout).toContain("acknowledgment ✓ sent");
+    expect(asked.code).toBe(0);
+    expect(acknowledgmentsTo(smtp, email)).toHaveLength(1);
+    expect((await readDeliveryJson(inbox, reference))?.acknowledgment).toMatchObject({ ok: true });
+
+    const again = await runInbox(["redeliver", reference, "--acknowledgment"], { env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("nothing to redeliver");
+    expect(acknowledgmentsTo(smtp, email)).toHaveLength(1);
   });
 });
