@@ -194,6 +194,8 @@ const rawEnvSchema = z.object({
   TURNSTILE_VERIFY_URL: optional,
   NEWSLETTER_DOUBLE_OPT_IN: optional,
   LINK_SIGNING_SECRET: optional,
+  CONTACT_ACKNOWLEDGE: optional,
+  EMAIL_REPLY_TO: optional,
 });
 
 /** Cloudflare's siteverify endpoint, where Turnstile tokens are checked. */
@@ -245,6 +247,11 @@ export interface Config {
   linkSigningSecret: string | null;
   /** `NEWSLETTER_DOUBLE_OPT_IN=true`: a subscription waits for the address to confirm it by email. */
   newsletterDoubleOptIn: boolean;
+  /**
+   * `CONTACT_ACKNOWLEDGE=true`: each brief's sender is emailed an acknowledgment. `replyTo` is
+   * `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null` when neither is set (no `Reply-To`).
+   */
+  acknowledgment: { replyTo: Mailbox | null } | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
 }
@@ -321,7 +328,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
   const newsletterDoubleOptIn = read(raw.NEWSLETTER_DOUBLE_OPT_IN, flag("NEWSLETTER_DOUBLE_OPT_IN"), false);
   // Features that email visitors: each needs SMTP_URL and EMAIL_FROM (not EMAIL_TO).
-  const visitorEmailFeatures = newsletterDoubleOptIn ? ["NEWSLETTER_DOUBLE_OPT_IN=true"] : [];
+  const contactAcknowledge = read(raw.CONTACT_ACKNOWLEDGE, flag("CONTACT_ACKNOWLEDGE"), false);
+  const visitorEmailFeatures = [
+    ...(newsletterDoubleOptIn ? ["NEWSLETTER_DOUBLE_OPT_IN=true"] : []),
+    ...(contactAcknowledge ? ["CONTACT_ACKNOWLEDGE=true"] : []),
+  ];
 
   let email: Config["email"] = null;
   const emailVariables = { SMTP_URL: raw.SMTP_URL, EMAIL_FROM: raw.EMAIL_FROM, EMAIL_TO: raw.EMAIL_TO };
@@ -389,6 +400,19 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  const replyTo = raw.EMAIL_REPLY_TO ? parseMailbox(raw.EMAIL_REPLY_TO) : null;
+  if (raw.EMAIL_REPLY_TO && !replyTo) {
+    problems.push(
+      `EMAIL_REPLY_TO must be an address, optionally with a display name (Studio <hello@studio.example>), got "${raw.EMAIL_REPLY_TO}"`,
+    );
+  } else if (raw.EMAIL_REPLY_TO && !contactAcknowledge) {
+    warnings.push("EMAIL_REPLY_TO is set without CONTACT_ACKNOWLEDGE=true: no email uses it");
+  }
+  const firstTo = email?.to[0];
+  const acknowledgment: Config["acknowledgment"] = contactAcknowledge
+    ? { replyTo: replyTo ?? (firstTo ? { name: "", address: firstTo } : null) }
+    : null;
+
   const linkSigningSecret = raw.LINK_SIGNING_SECRET ?? null;
   if (linkSigningSecret !== null && [...linkSigningSecret].length < LINK_SIGNING_SECRET_MIN_LENGTH) {
     problems.push(
@@ -422,6 +446,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     visitorEmail: smtp && from ? { smtpUrl: smtp, from } : null,
     linkSigningSecret,
     newsletterDoubleOptIn,
+    acknowledgment,
     warnings,
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Config, getConfig } from "./config";
+import { Acknowledger } from "./contact/acknowledge";
 import { createStore, type ObjectStore } from "./inbox";
 import { LinkSigner } from "./links";
 import { type Channel, createChannels, SubscriberEvents } from "./notify";
@@ -16,6 +17,8 @@ export interface InboxServices {
   store: ObjectStore;
   /** The configured notification channels, in the order webhook, email. */
   channels: readonly Channel[];
+  /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
+  acknowledger: Acknowledger | null;
 }
 
 /** The integrations the routes use, built once per process from the configuration. */
@@ -36,13 +39,30 @@ export interface Services extends InboxServices {
 }
 
 /** Logs the configuration's warnings (to stderr), then builds the store and the channels. */
-export function createInboxServices(config: Config): InboxServices {
+export function createInboxServices(config: Config, cooldowns?: Cooldowns): InboxServices {
   for (const warning of config.warnings) console.warn(`[config] ${warning}`);
-  return { config, store: createStore(config), channels: createChannels(config) };
+  return {
+    config,
+    store: createStore(config),
+    channels: createChannels(config),
+    acknowledger: createAcknowledger(config, cooldowns),
+  };
+}
+
+/** The acknowledgment's sender, when it is on (the start made sure SMTP_URL and EMAIL_FROM are set). */
+function createAcknowledger(config: Config, cooldowns?: Cooldowns): Acknowledger | null {
+  if (!config.acknowledgment || !config.visitorEmail) return null;
+  return new Acknowledger(
+    new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
+    (cooldowns ?? createCooldowns(config)).acknowledgment,
+    config.acknowledgment.replyTo,
+    config.notifyTimeoutMs,
+  );
 }
 
 export function createServices(config: Config): Services {
-  const inbox = createInboxServices(config);
+  const cooldowns = createCooldowns(config);
+  const inbox = createInboxServices(config, cooldowns);
   let ipHashSalt = config.ipHashSalt;
   if (ipHashSalt === null) {
     console.warn(
@@ -54,7 +74,7 @@ export function createServices(config: Config): Services {
     ...inbox,
     limiters: createRateLimiters(config),
     verifier: createVerifier(config),
-    cooldowns: createCooldowns(config),
+    cooldowns,
     ipHashSalt,
     visitorMailer: config.visitorEmail && new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
     links: config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret),

@@ -33,11 +33,13 @@ export function describeClient(request: Request, address: string | null, salt: s
 /**
  * Stores a valid brief in the inbox (503 when the store cannot be written), then notifies the
  * configured channels and records how each did in `delivery.json`. Past the store nothing fails
- * the request: the brief is safe, and `forwarded` says who was told. Honeypot catches notify nobody
- * and get no `delivery.json`, since nothing was attempted.
+ * the request: the brief is safe, and `forwarded` says who was told. With `CONTACT_ACKNOWLEDGE=true`
+ * the sender is emailed beside the channels, within the same bound (`delivery.json`'s
+ * `acknowledgment`). Honeypot catches notify nobody, acknowledge nothing, and get no
+ * `delivery.json`, since nothing was attempted.
  */
 export async function receiveBrief(
-  services: Pick<Services, "store" | "channels" | "config">,
+  services: Pick<Services, "store" | "channels" | "config" | "acknowledger">,
   submission: Submission,
   client: ClientRecord,
   verification: Verification,
@@ -76,7 +78,12 @@ export async function receiveBrief(
   if (spam) return { reference: record.reference, forwarded: [] };
 
   const notice = { record, attachment, folder };
-  const delivery = await fanOut(services.channels, notice, services.config.notifyTimeoutMs);
+  const delivery = await fanOut(
+    services.channels,
+    notice,
+    services.config.notifyTimeoutMs,
+    services.acknowledger,
+  );
   await recordDelivery(services.store, folder, delivery);
   return { reference: record.reference, forwarded: forwardedChannels(delivery) };
 }

@@ -34,5 +34,19 @@ export interface DeliveryOutcome {
   error?: string;
 }
 
-/** `delivery.json`: one outcome per configured channel. */
-export type Delivery = Partial<Record<ChannelName, DeliveryOutcome>>;
+/**
+ * How the acknowledgment to the submitter ended. `suppressed`: deliberately not sent (another
+ * went to the same address within 10 minutes, or verification did not pass); `error` says why,
+ * and `redeliver --acknowledgment` never sends it.
+ */
+export interface AcknowledgmentOutcome extends DeliveryOutcome {
+  suppressed?: true;
+}
+
+/**
+ * `delivery.json`: one outcome per configured channel, and `acknowledgment` when
+ * `CONTACT_ACKNOWLEDGE=true` (not a channel: `forwarded` never names it).
+ */
+export type Delivery = Partial<Record<ChannelName, DeliveryOutcome>> & {
+  acknowledgment?: AcknowledgmentOutcome;
+};

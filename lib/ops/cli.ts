@@ -27,9 +27,11 @@ Commands:
   subscribers [--status confirmed|pending|unsubscribed|all] [--json | --csv]
       Newsletter subscribers with their status and topics, newest first: by default only the
       confirmed ones, who get the newsletter (the table says how many others there are).
-  redeliver <reference> | --failed [--since YYYY-MM-DD]
+  redeliver <reference> | --failed [--since YYYY-MM-DD] [--acknowledgment]
       Sends a brief again through the channels recorded as failed (--failed: every brief with a
       failed or missing delivery record), and updates delivery.json. Spam is never redelivered.
+      --acknowledgment also resends the sender's acknowledgment when it is recorded as failed
+      (never one that was sent, nor one held back by the 10-minute window or verification).
   spam [--since YYYY-MM-DD] [--json]
       What the honeypot caught, as list shows briefs.
   gc [--dry-run]
@@ -58,7 +60,10 @@ const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, numbe
     options: { status: { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" } },
     positionals: [0, 0],
   },
-  redeliver: { options: { ...SINCE, failed: { type: "boolean" } }, positionals: [0, 1] },
+  redeliver: {
+    options: { ...SINCE, failed: { type: "boolean" }, acknowledgment: { type: "boolean" } },
+    positionals: [0, 1],
+  },
   gc: { options: { "dry-run": { type: "boolean" } }, positionals: [0, 0] },
 };
 
@@ -73,6 +78,8 @@ export interface Invocation {
   out: string | null;
   force: boolean;
   failed: boolean;
+  /** `redeliver --acknowledgment`: also resend a failed acknowledgment to the sender. */
+  acknowledgment: boolean;
   dryRun: boolean;
   /** `subscribers`: which to show; `confirmed` unless asked. */
   status: SubscriberStatus | "all";
@@ -163,6 +170,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     out,
     force: flag("force"),
     failed: flag("failed"),
+    acknowledgment: flag("acknowledgment"),
     dryRun: flag("dry-run"),
     status: status as SubscriberStatus | "all",
   };

@@ -264,6 +264,17 @@ function describeRedelivery(result: RedeliveryResult): string {
     if (outcome)
       parts.push(outcome.ok ? `${name} ✓ delivered` : `${name} ✗ failed again: ${outcome.error ?? ""}`);
   }
+  const acknowledgment = result.attempted.acknowledgment;
+  if (acknowledgment) {
+    parts.push(
+      acknowledgment.ok
+        ? "acknowledgment ✓ sent"
+        : `acknowledgment ✗ ${acknowledgment.suppressed ? "held back" : "failed again"}: ${acknowledgment.error ?? ""}`,
+    );
+  }
+  if (result.acknowledgmentUnavailable) {
+    parts.push("acknowledgment ✗ not retried: CONTACT_ACKNOWLEDGE is not on here");
+  }
   for (const name of result.unavailable) {
     const error = result.delivery?.[name]?.error;
     parts.push(`${name} ✗ not configured here, not retried${error ? ` (failed: ${error})` : ""}`);
@@ -276,6 +287,7 @@ function describeRedelivery(result: RedeliveryResult): string {
 
 async function redeliver(invocation: Invocation, context: CommandContext): Promise<number> {
   const { stdout } = context;
+  const options = { acknowledgment: invocation.acknowledgment };
   if (invocation.reference !== null) {
     const brief = await requireBrief(context, invocation.reference);
     if (brief.kind === "spam") {
@@ -283,9 +295,9 @@ async function redeliver(invocation: Invocation, context: CommandContext): Promi
         `brief ${brief.record.reference} was caught by the honeypot; spam is never redelivered`,
       );
     }
-    const result = await redeliverBrief(context, brief, context.now());
+    const result = await redeliverBrief(context, brief, context.now(), options);
     await write(stdout, describeRedelivery(result));
-    return stillFailing(result) ? 1 : 0;
+    return stillFailing(result, options) ? 1 : 0;
   }
 
   const problems = problemReporter(context.stderr);
@@ -294,14 +306,14 @@ async function redeliver(invocation: Invocation, context: CommandContext): Promi
   const briefs = readBriefs(context.store, "briefs", {
     since: invocation.since ?? undefined,
     onProblem: problems.report,
-    select: needsRedelivery,
+    select: (delivery) => needsRedelivery(delivery, options),
     now: context.now(),
   });
   for await (const brief of briefs) {
-    const result = await redeliverBrief(context, brief, context.now());
+    const result = await redeliverBrief(context, brief, context.now(), options);
     await write(stdout, describeRedelivery(result));
     tried++;
-    if (stillFailing(result)) failing++;
+    if (stillFailing(result, options)) failing++;
   }
   await write(
     stdout,

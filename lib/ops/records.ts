@@ -57,6 +57,7 @@ const briefRecordSchema = z.object({
 });
 
 const outcomeSchema = z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() });
+const acknowledgmentSchema = outcomeSchema.extend({ suppressed: z.literal(true).optional() });
 
 function parseJson(path: string, bytes: Uint8Array): unknown {
   try {
@@ -78,7 +79,7 @@ export function parseBriefRecord(path: string, bytes: Uint8Array): BriefRecord {
   return check(path, briefRecordSchema, parseJson(path, bytes), "a brief record") as BriefRecord;
 }
 
-/** `delivery.json`: the known channels' outcomes; anything else in it is left out. */
+/** `delivery.json`: the known channels' outcomes and the acknowledgment's; anything else is left out. */
 export function parseDelivery(path: string, bytes: Uint8Array): Delivery {
   const value = parseJson(path, bytes);
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -88,6 +89,10 @@ export function parseDelivery(path: string, bytes: Uint8Array): Delivery {
   for (const name of CHANNEL_NAMES) {
     const outcome = (value as Record<string, unknown>)[name];
     if (outcome !== undefined) delivery[name] = check(path, outcomeSchema, outcome, "a delivery record");
+  }
+  const acknowledgment = (value as Record<string, unknown>).acknowledgment;
+  if (acknowledgment !== undefined) {
+    delivery.acknowledgment = check(path, acknowledgmentSchema, acknowledgment, "a delivery record");
   }
   return delivery;
 }

@@ -22,8 +22,10 @@ export const PENDING_GRACE_MS = 60_000;
 /** What redelivering one brief did. */
 export interface RedeliveryResult {
   reference: string;
-  /** The channels sent again, with how each did this time. */
+  /** The channels (and, when asked, the acknowledgment) sent again, with how each did this time. */
   attempted: Delivery;
+  /** `--acknowledgment` asked for a failed acknowledgment, but `CONTACT_ACKNOWLEDGE` is off here. */
+  acknowledgmentUnavailable: boolean;
   /** Channels that failed but are not configured here, so could not be retried. */
   unavailable: ChannelName[];
   /** Why nothing was sent, or why the new outcome could not be recorded. */
@@ -34,16 +36,44 @@ export interface RedeliveryResult {
   delivery: Delivery | null;
 }
 
-/** Whether `redeliver --failed` looks at a brief: a channel failed, or nothing was ever recorded. */
-export function needsRedelivery(delivery: Delivery | null): boolean {
-  return delivery === null || CHANNEL_NAMES.some((name) => delivery[name]?.ok === false);
+/** What `redeliver` was asked to send besides the failed channels. */
+export interface RedeliveryOptions {
+  /** `--acknowledgment`: also retry an acknowledgment recorded as failed (never one suppressed). */
+  acknowledgment?: boolean;
 }
 
-/** True when the brief still lacks a channel after the run: the command then exits non-zero. */
-export function stillFailing(result: RedeliveryResult): boolean {
-  if (result.error !== null || result.unavailable.length > 0) return true;
+/**
+ * Whether the acknowledgment is to be sent again: only when asked, only when `delivery.json`
+ * records it as failed. A success is never sent twice, a suppressed one (the 10-minute window,
+ * verification that did not pass) never sent at all, and a brief with no record is left alone:
+ * its acknowledgment may have gone before the process stopped.
+ */
+export function acknowledgmentFailed(delivery: Delivery | null): boolean {
+  const outcome = delivery?.acknowledgment;
+  return outcome !== undefined && !outcome.ok && outcome.suppressed !== true;
+}
+
+/**
+ * Whether `redeliver --failed` looks at a brief: a channel failed, or nothing was ever recorded;
+ * with `--acknowledgment`, also a failed acknowledgment.
+ */
+export function needsRedelivery(delivery: Delivery | null, options: RedeliveryOptions = {}): boolean {
+  return (
+    delivery === null ||
+    CHANNEL_NAMES.some((name) => delivery[name]?.ok === false) ||
+    (options.acknowledgment === true && acknowledgmentFailed(delivery))
+  );
+}
+
+/** True when the brief still lacks a channel (or an asked-for acknowledgment) after the run: the command then exits non-zero. */
+export function stillFailing(result: RedeliveryResult, options: RedeliveryOptions = {}): boolean {
+  if (result.error !== null || result.unavailable.length > 0 || result.acknowledgmentUnavailable) return true;
   if (result.waiting !== null) return false;
-  return result.delivery === null || CHANNEL_NAMES.some((name) => result.delivery?.[name]?.ok === false);
+  return (
+    result.delivery === null ||
+    CHANNEL_NAMES.some((name) => result.delivery?.[name]?.ok === false) ||
+    (options.acknowledgment === true && acknowledgmentFailed(result.delivery))
+  );
 }
 
 interface Plan {
@@ -96,20 +126,24 @@ export async function redeliverBrief(
   services: InboxServices,
   brief: StoredBrief,
   now = new Date(),
+  options: RedeliveryOptions = {},
 ): Promise<RedeliveryResult> {
   const { store, channels, config } = services;
   const { record } = brief;
   const configured = channels.map((channel) => channel.name);
   const plan = planRedelivery(brief, configured, config.notifyTimeoutMs, now);
+  const acknowledge = options.acknowledgment === true && acknowledgmentFailed(brief.delivery);
+  const acknowledger = acknowledge ? services.acknowledger : null;
   const result: RedeliveryResult = {
     reference: record.reference,
     attempted: {},
+    acknowledgmentUnavailable: acknowledge && acknowledger === null,
     unavailable: plan.unavailable,
     error: null,
     waiting: plan.waiting,
     delivery: brief.delivery,
   };
-  if (plan.retry.length === 0) {
+  if (plan.retry.length === 0 && acknowledger === null) {
     if (brief.delivery === null && plan.waiting === null) {
       result.error =
         "no notification channel is configured here (WEBHOOK_URL, or SMTP_URL with EMAIL_FROM and EMAIL_TO)";
@@ -132,9 +166,12 @@ export async function redeliverBrief(
     retried,
     { record, attachment, folder: brief.folder },
     config.notifyTimeoutMs,
+    acknowledger,
   );
 
-  const delivery: Delivery = {};
+  // The acknowledgment's outcome is kept as it was unless it was sent again.
+  const acknowledgment = result.attempted.acknowledgment ?? brief.delivery?.acknowledgment;
+  const delivery: Delivery = acknowledgment ? { acknowledgment } : {};
   for (const name of CHANNEL_NAMES) {
     const outcome: DeliveryOutcome | undefined = result.attempted[name] ?? brief.delivery?.[name];
     if (outcome) delivery[name] = outcome;

@@ -38,8 +38,11 @@ export function createRateLimiters(config: Config): RateLimiters {
   };
 }
 
-/** What is held to once per address per window: `confirmation`, the newsletter's confirmation email. */
-export type CooldownPolicy = "confirmation";
+/**
+ * What is held to once per address per window: `confirmation`, the newsletter's confirmation
+ * email; `acknowledgment`, the email acknowledging a brief to its sender.
+ */
+export type CooldownPolicy = "confirmation" | "acknowledgment";
 
 export type Cooldowns = Record<CooldownPolicy, Cooldown>;
 
@@ -51,9 +54,15 @@ export function createCooldowns(config: Config): Cooldowns {
   if (config.redis) {
     const redis = createRedisClient(config.redis);
     const options = config.ipHashSalt === null ? {} : { subjectSecret: config.ipHashSalt };
-    return { confirmation: new UpstashCooldown(redis, "confirmation", EMAIL_COOLDOWN_MS, options) };
+    return {
+      confirmation: new UpstashCooldown(redis, "confirmation", EMAIL_COOLDOWN_MS, options),
+      acknowledgment: new UpstashCooldown(redis, "acknowledgment", EMAIL_COOLDOWN_MS, options),
+    };
   }
-  return { confirmation: new MemoryCooldown(EMAIL_COOLDOWN_MS) };
+  return {
+    confirmation: new MemoryCooldown(EMAIL_COOLDOWN_MS),
+    acknowledgment: new MemoryCooldown(EMAIL_COOLDOWN_MS),
+  };
 }
 
 /** `RateLimit-*` headers (reset in whole seconds), and `Retry-After` when refused. */

@@ -1,4 +1,9 @@
 export {
+  BriefAcknowledgmentEmail,
+  type BriefAcknowledgmentProps,
+  briefAcknowledgmentSubject,
+} from "./emails/brief-acknowledgment";
+export {
   NewsletterConfirmationEmail,
   type NewsletterConfirmationProps,
   newsletterConfirmationSubject,

@@ -35,6 +35,8 @@ const VARIABLES = [
   "TURNSTILE_VERIFY_URL",
   "NEWSLETTER_DOUBLE_OPT_IN",
   "LINK_SIGNING_SECRET",
+  "CONTACT_ACKNOWLEDGE",
+  "EMAIL_REPLY_TO",
 ] as const;
 
 const DEFAULTS = {
@@ -56,6 +58,7 @@ const DEFAULTS = {
   visitorEmail: null,
   linkSigningSecret: null,
   newsletterDoubleOptIn: false,
+  acknowledgment: null,
   warnings: [],
 };
 
@@ -389,6 +392,41 @@ describe("newsletter double opt-in and emails to visitors", () => {
     expect(config.email).toBeNull();
     expect(config.visitorEmail).toBeNull();
     expect(config.warnings).toEqual([expect.stringContaining("EMAIL_TO")]);
+  });
+});
+
+describe("acknowledgment to the submitter", () => {
+  const ACK = { CONTACT_ACKNOWLEDGE: "true", SMTP_URL: EMAIL_ENV.SMTP_URL, EMAIL_FROM: EMAIL_ENV.EMAIL_FROM };
+
+  it("Reply-To is EMAIL_REPLY_TO, else the first EMAIL_TO, else none", () => {
+    expect(parseConfig({ ...ACK, EMAIL_REPLY_TO: "Hello <hello@studio.example>" }).acknowledgment).toEqual({
+      replyTo: { name: "Hello", address: "hello@studio.example" },
+    });
+    expect(parseConfig({ ...ACK, EMAIL_TO: EMAIL_ENV.EMAIL_TO }).acknowledgment).toEqual({
+      replyTo: { name: "", address: "a@x.com" },
+    });
+    expect(parseConfig(ACK).acknowledgment).toEqual({ replyTo: null });
+  });
+
+  it.each([["false"], [""], [undefined]])("CONTACT_ACKNOWLEDGE=%j is off, and needs nothing", (value) => {
+    expect(parseConfig({ CONTACT_ACKNOWLEDGE: value }).acknowledgment).toBeNull();
+  });
+
+  it.each<[string, Env, string[]]>([
+    ["CONTACT_ACKNOWLEDGE=yes", { ...ACK, CONTACT_ACKNOWLEDGE: "yes" }, ["CONTACT_ACKNOWLEDGE"]],
+    ["no SMTP_URL", { ...ACK, SMTP_URL: undefined }, ["CONTACT_ACKNOWLEDGE", "SMTP_URL not set"]],
+    ["no EMAIL_FROM", { ...ACK, EMAIL_FROM: undefined }, ["CONTACT_ACKNOWLEDGE", "EMAIL_FROM not set"]],
+    ["a malformed EMAIL_FROM", { ...ACK, EMAIL_FROM: "intake" }, ["EMAIL_FROM"]],
+    ["a malformed EMAIL_REPLY_TO", { ...ACK, EMAIL_REPLY_TO: "hello" }, ["EMAIL_REPLY_TO"]],
+  ])("stops the start naming what is missing or malformed: %s", (_label, env, expected) => {
+    const { message } = configError(env);
+    for (const text of expected) expect(message).toContain(text);
+  });
+
+  it("warns when EMAIL_REPLY_TO is set with the acknowledgment off", () => {
+    expect(parseConfig({ EMAIL_REPLY_TO: "hello@studio.example" }).warnings).toEqual([
+      expect.stringContaining("CONTACT_ACKNOWLEDGE"),
+    ]);
   });
 });
 

@@ -11,7 +11,13 @@ import { InboxRecordError, UsageError } from "@/lib/ops/errors";
 import { clip, deliveryStatus, printable, wrap } from "@/lib/ops/format";
 import { findBrief, readBriefs } from "@/lib/ops/reader";
 import { parseBriefRecord, parseDelivery, type StoredBrief } from "@/lib/ops/records";
-import { needsRedelivery, PENDING_GRACE_MS, planRedelivery, stillFailing } from "@/lib/ops/redeliver";
+import {
+  acknowledgmentFailed,
+  needsRedelivery,
+  PENDING_GRACE_MS,
+  planRedelivery,
+  stillFailing,
+} from "@/lib/ops/redeliver";
 import { parseCsv } from "../support/csv";
 import { storeBrief } from "../support/ops";
 
@@ -161,16 +167,61 @@ describe("planRedelivery", () => {
     const result = {
       reference: "K7QM-3XD9-PTWA-84HC",
       attempted: {},
+      acknowledgmentUnavailable: false,
       unavailable: [],
       error: null,
       waiting: null,
       delivery: { webhook: ok },
     };
     expect(stillFailing(result)).toBe(false);
+    expect(stillFailing({ ...result, acknowledgmentUnavailable: true })).toBe(true);
     expect(stillFailing({ ...result, delivery: { webhook: failed } })).toBe(true);
     expect(stillFailing({ ...result, unavailable: ["email"] })).toBe(true);
     expect(stillFailing({ ...result, error: "x" })).toBe(true);
     expect(stillFailing({ ...result, delivery: null, waiting: "soon" })).toBe(false);
+  });
+});
+
+describe("the acknowledgment in redeliver", () => {
+  const ok = { ok: true, at: "2026-11-22T10:00:00.000Z" };
+  const failed = { ok: false, at: "2026-11-22T10:00:00.000Z", error: "x" };
+  const suppressed = { ...failed, suppressed: true as const };
+
+  it.each<[string, Delivery | null, boolean]>([
+    ["no record", null, false],
+    ["not on when the brief came", { webhook: ok }, false],
+    ["sent", { acknowledgment: ok }, false],
+    ["suppressed", { acknowledgment: suppressed }, false],
+    ["failed", { acknowledgment: failed }, true],
+  ])("acknowledgmentFailed: %s", (_label, delivery, expected) => {
+    expect(acknowledgmentFailed(delivery)).toBe(expected);
+  });
+
+  it("is looked at only with --acknowledgment", () => {
+    expect(needsRedelivery({ webhook: ok, acknowledgment: failed })).toBe(false);
+    expect(needsRedelivery({ webhook: ok, acknowledgment: failed }, { acknowledgment: true })).toBe(true);
+    expect(needsRedelivery({ webhook: ok, acknowledgment: suppressed }, { acknowledgment: true })).toBe(
+      false,
+    );
+    const result = {
+      reference: "K7QM-3XD9-PTWA-84HC",
+      attempted: {},
+      acknowledgmentUnavailable: false,
+      unavailable: [],
+      error: null,
+      waiting: null,
+      delivery: { webhook: ok, acknowledgment: failed },
+    };
+    expect(stillFailing(result)).toBe(false);
+    expect(stillFailing(result, { acknowledgment: true })).toBe(true);
+  });
+
+  it("parses --acknowledgment", () => {
+    expect(parseInvocation(["redeliver", "--failed", "--acknowledgment"])).toMatchObject({
+      failed: true,
+      acknowledgment: true,
+    });
+    expect(parseInvocation(["redeliver", "--failed"])).toMatchObject({ acknowledgment: false });
   });
 });
 

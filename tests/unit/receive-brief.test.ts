@@ -79,7 +79,7 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const { store, calls } = failingOnPut(new FilesystemStore(root), 2);
 
     const error = await receiveBrief(
-      { store, channels: [], config },
+      { store, channels: [], config, acknowledger: null },
       await submissionWithPdf(),
       client,
       "off",
@@ -109,7 +109,7 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const root = join(dir, "inbox");
     const { store, calls } = failingOnPut(new FilesystemStore(root), 0);
     const { reference } = await receiveBrief(
-      { store, channels: [], config },
+      { store, channels: [], config, acknowledger: null },
       await submissionWithPdf(),
       client,
       "off",
