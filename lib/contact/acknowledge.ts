@@ -3,6 +3,7 @@ import type { Mailbox } from "../config";
 import type { BriefRecord } from "../inbox";
 import { type AcknowledgmentOutcome, describeFailure } from "../notify";
 import type { Cooldown } from "../ratelimit";
+import { withTimeout } from "../timeout";
 import {
   BriefAcknowledgmentEmail,
   briefAcknowledgmentSubject,
@@ -37,20 +38,12 @@ export class Acknowledger {
     if (record.verification === "unavailable") {
       return { ok: false, at: now(), suppressed: true, error: ACKNOWLEDGMENT_UNVERIFIED };
     }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    });
-    const sending = this.send(record);
-    sending.catch(() => {}); // the loser of the race settles later
     try {
-      return await Promise.race([sending, expired]);
+      return await withTimeout(this.timeoutMs, () => this.send(record));
     } catch (error) {
       const reason = withoutAddress(describeFailure(error), record.email);
       console.warn(`[contact] acknowledgment of brief ${record.reference} not sent: ${reason}`);
       return { ok: false, at: now(), error: reason };
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -1,4 +1,5 @@
 import { finishInBackground } from "../background";
+import { withTimeout } from "../timeout";
 import type { ObjectStore, StoreCallOptions } from "../inbox";
 import {
   type AcknowledgmentOutcome,
@@ -49,28 +50,13 @@ export function forwardedChannels(delivery: Delivery): ChannelName[] {
 }
 
 async function attempt(channel: Channel, notice: BriefNotice, timeoutMs: number): Promise<DeliveryOutcome> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // Raced rather than left to the channel: the bound holds even for one that ignores its signal.
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`no answer within ${timeoutMs} ms`);
-      reject(error);
-      controller.abort(error);
-    }, timeoutMs);
-  });
-  const delivery = channel.deliver(notice, controller.signal);
-  // The loser of the race still settles later; that is expected, not an unhandled rejection.
-  delivery.catch(() => {});
   try {
-    await Promise.race([delivery, deadline]);
+    await withTimeout(timeoutMs, (signal) => channel.deliver(notice, signal));
     return { ok: true, at: new Date().toISOString() };
   } catch (error) {
     const reason = describeFailure(error);
     console.warn(`[notify] ${channel.name} failed for brief ${notice.record.reference}: ${reason}`);
     return { ok: false, at: new Date().toISOString(), error: reason };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { postWebhook } from "./webhook";
+import { withTimeout } from "../timeout";
 
 export type SubscriberEventType = "newsletter.confirmed" | "newsletter.unsubscribed";
 
@@ -32,22 +33,8 @@ export class SubscriberEvents {
 
   /** `id` names this change (the same id each time it would be sent again), for the receiver to drop duplicates. */
   async send(event: SubscriberEvent, id: string): Promise<void> {
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // Raced as well as aborted: the bound holds whatever the request does with its signal.
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const error = new Error(`no answer within ${this.timeoutMs} ms`);
-        reject(error);
-        controller.abort(error);
-      }, this.timeoutMs);
-    });
-    const posting = postWebhook(this.url, this.signer, id, JSON.stringify(event), controller.signal);
-    posting.catch(() => {});
-    try {
-      await Promise.race([posting, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withTimeout(this.timeoutMs, (signal) =>
+      postWebhook(this.url, this.signer, id, JSON.stringify(event), signal),
+    );
   }
 }

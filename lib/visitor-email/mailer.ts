@@ -1,5 +1,6 @@
 import type { Mailbox } from "../config";
 import { SmtpSender } from "../notify/smtp";
+import { withTimeout } from "../timeout";
 import type { RenderedEmail } from "./render";
 
 /** One email to one visitor. */
@@ -42,37 +43,32 @@ export class VisitorMailer {
   /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
   async send(message: VisitorMessage): Promise<void> {
     const { from } = this.settings;
-    const sending = this.sender.send({
-      from: { name: from.name, address: from.address },
-      to: [{ name: "", address: message.to }],
-      ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
-      subject: message.subject.replace(CONTROL, " "),
-      text: message.text,
-      html: message.html,
-      ...(message.oneClickUnsubscribeUrl
-        ? {
-            list: { unsubscribe: message.oneClickUnsubscribeUrl },
-            headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-          }
-        : {}),
-    });
-    sending.catch(() => {}); // the loser of the race below settles later
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no answer from the SMTP server within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      );
-    });
+    const sending = () =>
+      this.sender.send({
+        from: { name: from.name, address: from.address },
+        to: [{ name: "", address: message.to }],
+        ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
+        subject: message.subject.replace(CONTROL, " "),
+        text: message.text,
+        html: message.html,
+        ...(message.oneClickUnsubscribeUrl
+          ? {
+              list: { unsubscribe: message.oneClickUnsubscribeUrl },
+              headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+            }
+          : {}),
+      });
     try {
-      const info = await Promise.race([sending, expired]);
+      const info = await withTimeout(
+        this.timeoutMs,
+        sending,
+        `no answer from the SMTP server within ${this.timeoutMs} ms`,
+      );
       if ((info.rejected ?? []).length > 0 || (info.accepted ?? []).length === 0) {
         throw new Error("the SMTP server refused the recipient");
       }
     } catch (error) {
       throw new EmailUnavailableError("The email could not be sent", { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
   }
 }
