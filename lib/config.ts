@@ -1,5 +1,6 @@
 import { isIPv4 } from "node:net";
 import { z } from "zod";
+import { VARIABLES, type VariableName } from "./config-variables";
 
 /**
  * Every environment variable the service reads, parsed once. Nothing else in the code base
@@ -88,6 +89,9 @@ const flag = (variable: string) =>
 /** The shortest `LINK_SIGNING_SECRET` taken: a key an attacker could guess would forge every link. */
 export const LINK_SIGNING_SECRET_MIN_LENGTH = 32;
 
+/** The shortest `CRON_SECRET` taken (Vercel asks for at least 16 random characters). */
+export const CRON_SECRET_MIN_LENGTH = 16;
+
 const smtpUrl = z.string().transform((value, ctx) => {
   try {
     const url = new URL(value);
@@ -171,32 +175,13 @@ export function parseMailbox(value: string): Mailbox | null {
 }
 
 /** Read as raw strings first, so that each variable's own parser names it in its message. */
-const rawEnvSchema = z.object({
-  SITE_URL: optional,
-  ALLOWED_ORIGINS: optional,
-  TRUSTED_PROXY_HOPS: optional,
-  INBOX_DIR: optional,
-  BLOB_READ_WRITE_TOKEN: optional,
-  UPSTASH_REDIS_REST_URL: optional,
-  UPSTASH_REDIS_REST_TOKEN: optional,
-  CONTACT_RATE_LIMIT: optional,
-  NEWSLETTER_RATE_LIMIT: optional,
-  UPLOAD_RATE_LIMIT: optional,
-  WEBHOOK_URL: optional,
-  WEBHOOK_SECRET: optional,
-  SMTP_URL: optional,
-  EMAIL_FROM: optional,
-  EMAIL_TO: optional,
-  NOTIFY_TIMEOUT_MS: optional,
-  IP_HASH_SALT: optional,
-  TURNSTILE_SECRET_KEY: optional,
-  TURNSTILE_SITE_KEY: optional,
-  TURNSTILE_VERIFY_URL: optional,
-  NEWSLETTER_DOUBLE_OPT_IN: optional,
-  LINK_SIGNING_SECRET: optional,
-  CONTACT_ACKNOWLEDGE: optional,
-  EMAIL_REPLY_TO: optional,
-});
+/** Every variable the service reads (`lib/config-variables.ts`), each as an optional string. */
+const rawEnvSchema = z.object(
+  Object.fromEntries(VARIABLES.map((variable) => [variable.name, optional])) as Record<
+    VariableName,
+    typeof optional
+  >,
+);
 
 /** Cloudflare's siteverify endpoint, where Turnstile tokens are checked. */
 export const TURNSTILE_SITEVERIFY_URL = "https://challenges.cloudflare.com/turnstile/v0/siteverify";
@@ -252,6 +237,8 @@ export interface Config {
    * `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null` when neither is set (no `Reply-To`).
    */
   acknowledgment: { replyTo: Mailbox | null } | null;
+  /** `CRON_SECRET`: the bearer token scheduled jobs (`/api/cron/*`) need; `null`: they answer 404. */
+  cronSecret: string | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
 }
@@ -425,6 +412,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  const cronSecret = raw.CRON_SECRET ?? null;
+  if (cronSecret !== null && [...cronSecret].length < CRON_SECRET_MIN_LENGTH) {
+    problems.push(
+      `CRON_SECRET must be at least ${CRON_SECRET_MIN_LENGTH} characters (e.g. openssl rand -base64 32)`,
+    );
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
   }
@@ -447,6 +441,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     linkSigningSecret,
     newsletterDoubleOptIn,
     acknowledgment,
+    cronSecret,
     warnings,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The ops inbox tool: `npm run -s inbox -- <command>` (see `--help` and the README). The work is
+ * The ops inbox tool: `npm run -s inbox -- <command>` (see `--help` and docs/operations.md). The work is
  * in lib/ops; this only connects it to the process, with the app's own configuration and services.
  */
 import { loadEnvConfig } from "@next/env";

@@ -8,14 +8,11 @@
  * Plain JavaScript on purpose: Lighthouse runs some of its functions inside the page, and a
  * TypeScript loader's helpers (tsx's `__name`) would go with them and break there.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
 import { launch } from "chrome-launcher";
 import lighthouse from "lighthouse";
+import { ensureBuild, startApp } from "./app-server.mjs";
 
 const REPORT = "test-results/lighthouse/report.json";
 const CHROMIUM = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
@@ -28,58 +25,8 @@ const METRICS = [
   "unused-javascript",
 ];
 
-function ensureBuild(force) {
-  if (!force && existsSync(".next/BUILD_ID")) return;
-  console.log("Building...");
-  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-    stdio: "inherit",
-  });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** `next start` on embedded defaults (a fresh filesystem inbox), ready when it answers. */
-async function startApp() {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const inbox = await mkdtemp(join(tmpdir(), "intake-lighthouse-"));
-  const child = spawn(
-    process.execPath,
-    ["node_modules/next/dist/bin/next", "start", "--port", String(port), "--hostname", "127.0.0.1"],
-    {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        NODE_ENV: "production",
-        SITE_URL: url,
-        INBOX_DIR: inbox,
-        IP_HASH_SALT: "lighthouse",
-      },
-      stdio: "ignore",
-    },
-  );
-  for (let waited = 0; waited < 60_000; waited += 200) {
-    try {
-      if ((await fetch(`${url}/api/health`)).ok) return { url, stop: () => child.kill() };
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  child.kill();
-  throw new Error("next start did not answer within 60 s");
-}
-
 ensureBuild(process.argv.includes("--build"));
-const app = await startApp();
+const app = await startApp("lighthouse");
 const chrome = await launch({
   ...(CHROMIUM ? { chromePath: CHROMIUM } : {}),
   chromeFlags: [

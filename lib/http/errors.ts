@@ -7,8 +7,10 @@ import { apiTransportSecurityHeaders } from "./security-headers";
 
 export const ERROR_STATUS = {
   malformed_body: 400,
+  unauthorized: 401,
   cross_origin: 403,
   challenge_failed: 403,
+  not_found: 404,
   upload_unavailable: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -23,8 +25,10 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   malformed_body: "The request body could not be read.",
+  unauthorized: "Sign in first.",
   cross_origin: "This form can only be sent from the site itself.",
   challenge_failed: "Please confirm you are human, then send again.",
+  not_found: "Not found.",
   upload_unavailable:
     "Uploading ahead of the form is not available on this server; attach the file to the form instead.",
   payload_too_large: "The request is too large.",

@@ -47,7 +47,7 @@ describe("inbox tool: the command line", () => {
     }
     expect(help.stderr).toBe("");
 
-    // What the README tells ops to type.
+    // What docs/operations.md tells ops to type.
     const viaNpm = await promisify(execFile)("npm", ["run", "-s", "inbox", "--", "--help"]);
     expect(viaNpm.stdout).toBe(help.stdout);
   });

@@ -9,35 +9,12 @@ import {
   smtpTls,
   webhookSecretBytes,
 } from "@/lib/config";
+import { VARIABLES as VARIABLE_LIST } from "@/lib/config-variables";
 
 type Env = Record<string, string | undefined>;
 
-const VARIABLES = [
-  "SITE_URL",
-  "ALLOWED_ORIGINS",
-  "TRUSTED_PROXY_HOPS",
-  "INBOX_DIR",
-  "BLOB_READ_WRITE_TOKEN",
-  "UPSTASH_REDIS_REST_URL",
-  "UPSTASH_REDIS_REST_TOKEN",
-  "CONTACT_RATE_LIMIT",
-  "NEWSLETTER_RATE_LIMIT",
-  "UPLOAD_RATE_LIMIT",
-  "WEBHOOK_URL",
-  "WEBHOOK_SECRET",
-  "SMTP_URL",
-  "EMAIL_FROM",
-  "EMAIL_TO",
-  "NOTIFY_TIMEOUT_MS",
-  "IP_HASH_SALT",
-  "TURNSTILE_SECRET_KEY",
-  "TURNSTILE_SITE_KEY",
-  "TURNSTILE_VERIFY_URL",
-  "NEWSLETTER_DOUBLE_OPT_IN",
-  "LINK_SIGNING_SECRET",
-  "CONTACT_ACKNOWLEDGE",
-  "EMAIL_REPLY_TO",
-] as const;
+/** Every variable the service reads: the one list in lib/config-variables.ts. */
+const VARIABLES = VARIABLE_LIST.map((variable) => variable.name);
 
 const DEFAULTS = {
   siteOrigin: "http://localhost:3000",
@@ -59,6 +36,7 @@ const DEFAULTS = {
   linkSigningSecret: null,
   newsletterDoubleOptIn: false,
   acknowledgment: null,
+  cronSecret: null,
   warnings: [],
 };
 
@@ -583,5 +561,17 @@ describe("parseMailbox", () => {
     ["Studio\r\nBcc: x@y.example <intake@studio.example>"],
   ])("%j -> null", (value) => {
     expect(parseMailbox(value)).toBeNull();
+  });
+});
+
+describe("CRON_SECRET", () => {
+  it("is the scheduled jobs' bearer token when at least 16 characters", () => {
+    expect(parseConfig({ CRON_SECRET: "0123456789abcdef" }).cronSecret).toBe("0123456789abcdef");
+  });
+
+  it("shorter stops the start, naming the variable", () => {
+    expect(configError({ CRON_SECRET: "0123456789abcde" }).message).toMatch(
+      /CRON_SECRET must be at least 16/,
+    );
   });
 });

@@ -1,0 +1,33 @@
+import { collectStaleUploads } from "@/lib/contact/staging";
+import { StoreUnavailableError } from "@/lib/inbox";
+import { ApiError, errorResponse, json } from "@/lib/http/errors";
+import { hasBearer } from "@/lib/http/bearer";
+import { getServices } from "@/lib/services";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/cron/gc: the inbox tool's `gc` for a scheduler that can only call a URL (Vercel Cron,
+ * which sends `Authorization: Bearer <CRON_SECRET>`). Removes the staged uploads no brief claimed
+ * within an hour and answers how many. 404 while `CRON_SECRET` is not set; 401 without its token.
+ */
+export async function GET(request: Request): Promise<Response> {
+  try {
+    const { config, store } = getServices();
+    if (config.cronSecret === null) throw new ApiError("not_found");
+    if (!hasBearer(request, config.cronSecret)) {
+      throw new ApiError("unauthorized", "This job needs Authorization: Bearer <CRON_SECRET>.", {
+        headers: { "WWW-Authenticate": 'Bearer realm="cron"' },
+      });
+    }
+    const removed = await collectStaleUploads(store, new Date()).catch((error: unknown) => {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      console.warn(`[gc] ${error.message}; the next run tries again`);
+      throw new ApiError("storage_unavailable", "The inbox could not be reached; the next run tries again.");
+    });
+    if (removed.length > 0) console.info(`[gc] removed ${removed.length} staged uploads no brief claimed`);
+    return json({ ok: true, removed: removed.length });
+  } catch (error) {
+    return errorResponse(error);
+  }
+}

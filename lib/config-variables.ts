@@ -1,0 +1,271 @@
+/**
+ * Every environment variable the service reads, with what it means. The single source of three
+ * things, so they cannot drift apart: the variables `lib/config.ts` parses (its raw schema is
+ * built from this list), `.env.example`, and the tables of `docs/configuration.md` (both written
+ * by `npm run docs`, and checked by `tests/unit/docs.test.ts`).
+ */
+
+export interface Variable {
+  name: string;
+  /** The heading it is listed under. */
+  group: VariableGroup;
+  /** What applies when it is not set, as the docs say it. */
+  default: string;
+  /** The value `.env.example` shows (empty: not set). */
+  example: string;
+  /** One line for the docs' table (Markdown). */
+  summary: string;
+  /** What `.env.example` says above it, in plain text, wrapped by the generator. */
+  notes: string;
+}
+
+export const VARIABLE_GROUPS = [
+  "The site",
+  "The inbox",
+  "Rate limits",
+  "Notifications to ops",
+  "Emails to visitors",
+  "Human verification",
+  "Scheduled jobs",
+] as const;
+
+export type VariableGroup = (typeof VARIABLE_GROUPS)[number];
+
+export const VARIABLES = [
+  {
+    name: "SITE_URL",
+    group: "The site",
+    default: "`http://localhost:3000`",
+    example: "http://localhost:3000",
+    summary:
+      "the site's public origin: contact requests from it are same-origin, and emailed links, `robots.txt`, `sitemap.xml` and canonical URLs are made on it (set it where the site is built too)",
+    notes:
+      "The site's public origin. Contact requests whose Origin is this one are same-origin; links in emails, robots.txt, sitemap.xml and the pages' canonical URLs are made on it (set it where the site is built too).",
+  },
+  {
+    name: "ALLOWED_ORIGINS",
+    group: "The site",
+    default: "(none)",
+    example: "",
+    summary: "more origins allowed to post the contact form, comma-separated",
+    notes: "More origins allowed to post the contact form, comma-separated (e.g. a staging site).",
+  },
+  {
+    name: "TRUSTED_PROXY_HOPS",
+    group: "The site",
+    default: "`1`",
+    example: "1",
+    summary:
+      "which `X-Forwarded-For` entry is the client: the one this many places from the right; `0` ignores the header (see [deployment](deployment.md#client-addresses))",
+    notes:
+      "How many proxies in front of the app append to X-Forwarded-For; the client address is the entry this many places from the right. 1 fits Vercel and a single reverse proxy. 0 ignores the header (every client then shares one rate-limit budget).",
+  },
+  {
+    name: "INBOX_DIR",
+    group: "The inbox",
+    default: "`.data/inbox`",
+    example: ".data/inbox",
+    summary: "the filesystem inbox's directory",
+    notes: "Filesystem inbox directory (the embedded default).",
+  },
+  {
+    name: "BLOB_READ_WRITE_TOKEN",
+    group: "The inbox",
+    default: "(none)",
+    example: "",
+    summary:
+      "the inbox in a private Vercel Blob store instead of `INBOX_DIR` (`vercel_blob_rw_<store id>_<secret>`; Vercel sets it when a Blob store is connected)",
+    notes:
+      "Set to keep the inbox in a private Vercel Blob store instead of INBOX_DIR: the store's read-write token, vercel_blob_rw_<store id>_<secret> (Vercel sets it when a Blob store is connected to the project). Objects are private: readable only with this token.",
+  },
+  {
+    name: "UPSTASH_REDIS_REST_URL",
+    group: "Rate limits",
+    default: "(none)",
+    example: "",
+    summary:
+      "with `UPSTASH_REDIS_REST_TOKEN`: rate limits (and the acknowledgment's and confirmation's windows) shared by every instance through Upstash Redis; set both or neither",
+    notes:
+      "Set with UPSTASH_REDIS_REST_TOKEN to share rate limits between instances through Upstash Redis (the database's REST URL and token); otherwise they live in process memory. If Redis is slow or down, requests go on unchecked within 1.5 s and a warning is logged.",
+  },
+  {
+    name: "UPSTASH_REDIS_REST_TOKEN",
+    group: "Rate limits",
+    default: "(none)",
+    example: "",
+    summary: "the Upstash database's REST token (set with `UPSTASH_REDIS_REST_URL`)",
+    notes: "The Upstash database's REST token (set with UPSTASH_REDIS_REST_URL).",
+  },
+  {
+    name: "CONTACT_RATE_LIMIT",
+    group: "Rate limits",
+    default: "`5/10m`",
+    example: "5/10m",
+    summary: "`<count>/<window>`, window in `s`, `m` or `h`, per client address, for `POST /api/contact`",
+    notes: "<count>/<window>, window in s, m or h, per client address, for POST /api/contact.",
+  },
+  {
+    name: "NEWSLETTER_RATE_LIMIT",
+    group: "Rate limits",
+    default: "`10/10m`",
+    example: "10/10m",
+    summary:
+      "same form, for `POST /api/newsletter` (and, in a budget of its own, `POST /api/newsletter/confirm`)",
+    notes: "The same, for POST /api/newsletter (and, in a budget of its own, POST /api/newsletter/confirm).",
+  },
+  {
+    name: "UPLOAD_RATE_LIMIT",
+    group: "Rate limits",
+    default: "`10/10m`",
+    example: "10/10m",
+    summary: "same form, for the upload tokens `POST /api/contact/upload` issues (Blob inbox only)",
+    notes: "The same, for the upload tokens POST /api/contact/upload issues (only with the Blob inbox).",
+  },
+  {
+    name: "IP_HASH_SALT",
+    group: "Rate limits",
+    default: "random per process",
+    example: "",
+    summary:
+      "salt of the hashed client address in each brief and key of the client's hash in Redis keys; the same on every instance (unset: a warning)",
+    notes:
+      "Salt for the hashed client address stored with each brief, and key for the hash of the client that names its rate-limit entries in Redis (never the address itself): set the same value on every instance, or they count separate budgets. Unset: briefs get a random salt per process (a warning is logged, and hashes from different runs cannot be compared); Redis keys get a fixed key, so instances still share, but an IPv4 address can then be recovered from its key by trying them all.",
+  },
+  {
+    name: "WEBHOOK_URL",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary:
+      "webhook channel: each stored brief is POSTed here as JSON; redirects are not followed (see [the webhook](#webhook))",
+    notes:
+      'Webhook channel: POST each stored brief as JSON (type "brief.received") to this URL. A 2xx answer is success; redirects are not followed (point it at the final address).',
+  },
+  {
+    name: "WEBHOOK_SECRET",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary:
+      'signs each webhook request per Standard Webhooks: `whsec_` + base64 of 24 to 64 random bytes (`echo "whsec_$(openssl rand -base64 32)"`)',
+    notes:
+      'Signs each request per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). Form: whsec_ + base64 of 24-64 random bytes, e.g. echo "whsec_$(openssl rand -base64 32)". Anything that is not clean base64 stops the start. Receivers verify with the same string.',
+  },
+  {
+    name: "SMTP_URL",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary:
+      "`smtps://` or `smtp://` URL of the mail server every email goes through; `smtp://` with credentials or to another host requires STARTTLS (see [encryption](#email))",
+    notes:
+      "The mail server every email goes through (the email channel needs SMTP_URL, EMAIL_FROM and EMAIL_TO; emails to visitors need the first two). smtps:// is TLS from the first byte (port 465). smtp:// with credentials, or to a host other than loopback (localhost, 127.x.x.x, [::1]), requires STARTTLS (587): without it nothing is sent, the brief stays stored and delivery.json says why. A local relay without credentials (smtp://127.0.0.1:1025, Mailpit) needs no TLS. ?requireTLS=false opts out: then the login and every brief go in cleartext whenever the server does not offer STARTTLS or someone on the way strips it (docs/configuration.md, Encryption). Percent-encode @ : / in the user name or password. Example: smtps://user:password@smtp.example.com:465",
+  },
+  {
+    name: "EMAIL_FROM",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary: "the sender of every email, optionally with a display name (`Studio <intake@studio.example>`)",
+    notes: "The sender of every email, optionally with a display name: Studio Intake <intake@studio.example>",
+  },
+  {
+    name: "EMAIL_TO",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary:
+      "the email channel's recipients, comma-separated; the channel is configured only when `SMTP_URL`, `EMAIL_FROM` and `EMAIL_TO` are all set",
+    notes:
+      "The email channel's recipients: a comma-separated list of plain addresses (spaces allowed). The channel is configured only when SMTP_URL, EMAIL_FROM and EMAIL_TO are all set.",
+  },
+  {
+    name: "NOTIFY_TIMEOUT_MS",
+    group: "Notifications to ops",
+    default: "`5000`",
+    example: "5000",
+    summary: "how long each channel (and each email to a visitor) gets before it counts as failed",
+    notes:
+      "Milliseconds each channel (and each email to a visitor) gets before it counts as failed; the contact answer waits at most this long (plus a moment) for notifications.",
+  },
+  {
+    name: "NEWSLETTER_DOUBLE_OPT_IN",
+    group: "Emails to visitors",
+    default: "`false`",
+    example: "",
+    summary:
+      "`true`: a subscription waits for its address to confirm it by email; needs `SMTP_URL`, `EMAIL_FROM` and `LINK_SIGNING_SECRET` (see [double opt-in](#newsletter-double-opt-in))",
+    notes:
+      "Newsletter double opt-in: true makes each new subscription wait until its address confirms it through a link emailed to it (docs/configuration.md, Newsletter double opt-in). Emails to visitors go through SMTP_URL from EMAIL_FROM (EMAIL_TO is not needed), so both must be set, and so must LINK_SIGNING_SECRET: the start stops, naming what is missing. Unset or false: single opt-in.",
+  },
+  {
+    name: "CONTACT_ACKNOWLEDGE",
+    group: "Emails to visitors",
+    default: "`false`",
+    example: "",
+    summary:
+      "`true`: each brief's sender gets an acknowledgment email, at most one per address per 10 minutes; needs `SMTP_URL` and `EMAIL_FROM` (see [the acknowledgment](#acknowledgment-to-the-submitter))",
+    notes:
+      'Acknowledgment to the submitter: true emails each brief\'s sender "We received your brief – <reference>", at most one per address per 10 minutes (docs/configuration.md, Acknowledgment to the submitter). Needs SMTP_URL and EMAIL_FROM (not EMAIL_TO): the start stops, naming what is missing.',
+  },
+  {
+    name: "EMAIL_REPLY_TO",
+    group: "Emails to visitors",
+    default: "the first `EMAIL_TO`",
+    example: "",
+    summary:
+      "`Reply-To` of the acknowledgment (an address, optionally with a display name); with neither it nor `EMAIL_TO`, none",
+    notes:
+      "Reply-To of the acknowledgment, optionally with a display name. Unset: the first EMAIL_TO; with neither, the acknowledgment has no Reply-To.",
+  },
+  {
+    name: "LINK_SIGNING_SECRET",
+    group: "Emails to visitors",
+    default: "(none)",
+    example: "",
+    summary:
+      "key of the HMAC that signs emailed links (confirm, unsubscribe), at least 32 characters, the same on every instance; changing it invalidates every link sent",
+    notes:
+      "Key of the HMAC that signs the links emailed to visitors (confirm, unsubscribe): at least 32 characters, e.g. openssl rand -base64 32. The same on every instance. Changing it invalidates every link already sent, unsubscribe links included.",
+  },
+  {
+    name: "TURNSTILE_SITE_KEY",
+    group: "Human verification",
+    default: "(none)",
+    example: "",
+    summary:
+      "with `TURNSTILE_SECRET_KEY`: human verification with Cloudflare Turnstile on both forms and on upload tokens (see [human verification](#human-verification-cloudflare-turnstile)); the site key is public",
+    notes:
+      "Human verification with Cloudflare Turnstile, on both forms and on upload tokens. Set both keys to turn it on (one without the other stops the start); unset, nothing is checked and records say \"off\". Create them in the Cloudflare dashboard: Turnstile, Add widget, your site's hostnames (docs/configuration.md, Human verification). The site key is public: the page renders the widget with it. For local use, Cloudflare's test keys: site 1x00000000000000000000AA with secret 1x0000000000000000000000000000000AA always pass (2x... always fail); never in production.",
+  },
+  {
+    name: "TURNSTILE_SECRET_KEY",
+    group: "Human verification",
+    default: "(none)",
+    example: "",
+    summary: "Turnstile's secret key (set with `TURNSTILE_SITE_KEY`); it never leaves the server",
+    notes: "Turnstile's secret key (set with TURNSTILE_SITE_KEY); it never leaves the server.",
+  },
+  {
+    name: "TURNSTILE_VERIFY_URL",
+    group: "Human verification",
+    default: "Cloudflare's siteverify",
+    example: "",
+    summary:
+      "where Turnstile tokens are checked (`https://challenges.cloudflare.com/turnstile/v0/siteverify`), for a proxy or a test double",
+    notes:
+      'Where tokens are checked: unset, Cloudflare\'s siteverify (https://challenges.cloudflare.com/turnstile/v0/siteverify); or a proxy or test double in its place. Each check gets 3 s with one retry; when siteverify cannot be reached, slow or failing, requests go on recorded as "unavailable" and a warning is logged.',
+  },
+  {
+    name: "CRON_SECRET",
+    group: "Scheduled jobs",
+    default: "(none)",
+    example: "",
+    summary:
+      "turns on `GET /api/cron/gc` (the inbox tool's `gc` over HTTP, for Vercel Cron), which then needs `Authorization: Bearer <CRON_SECRET>`; at least 16 characters (see [scheduling gc](operations.md#scheduling-gc))",
+    notes:
+      "Turns on GET /api/cron/gc, which removes staged uploads no brief claimed (the inbox tool's gc), for Vercel Cron: Vercel sends Authorization: Bearer <CRON_SECRET> with each scheduled call when the project has this variable. At least 16 characters, e.g. openssl rand -base64 32. Unset: the route answers 404.",
+  },
+] as const satisfies readonly Variable[];
+
+export type VariableName = (typeof VARIABLES)[number]["name"];

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { blobEnv } from "../support/blob-app";
+import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
+import { type AppServer, startApp } from "../support/server";
+
+/**
+ * GET /api/cron/gc under `next start`: off (404) without CRON_SECRET, 401 without its bearer
+ * token, and with it the staged uploads no brief claimed within an hour are removed from the
+ * Vercel Blob inbox (the stand-in, through the real SDK), and nothing else.
+ */
+
+const SECRET = "cron-secret-0123456789abcdef";
+
+let standIn: BlobStandIn;
+let app: AppServer;
+let off: AppServer;
+
+beforeAll(async () => {
+  standIn = await startBlobStandIn();
+  [app, off] = await Promise.all([
+    startApp({ ...blobEnv(standIn.token, standIn.origin), CRON_SECRET: SECRET }),
+    startApp(blobEnv(standIn.token, standIn.origin)),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([app?.stop(), off?.stop()]);
+  await standIn?.close();
+});
+
+function stage(path: string, ageMinutes: number) {
+  standIn.objects.set(path, {
+    pathname: path,
+    body: Buffer.from("%PDF-1.4 staged"),
+    contentType: "application/pdf",
+    access: "private",
+    uploadedAt: new Date(Date.now() - ageMinutes * 60_000),
+    etag: `"${path}"`,
+  });
+}
+
+const gc = (server: AppServer, authorization?: string) =>
+  fetch(`${server.url}/api/cron/gc`, { headers: authorization ? { authorization } : {} });
+
+describe("GET /api/cron/gc", () => {
+  it("answers 404 while CRON_SECRET is not set, whatever the request carries", async () => {
+    stage("staging/0000000000000000000000000000000a/old.pdf", 120);
+    for (const authorization of [undefined, `Bearer ${SECRET}`]) {
+      const response = await gc(off, authorization);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ ok: false, error: "not_found" });
+    }
+    expect(standIn.objects.has("staging/0000000000000000000000000000000a/old.pdf")).toBe(true);
+  });
+
+  it.each([
+    ["no Authorization", undefined],
+    ["another secret", "Bearer cron-secret-0123456789abcdeX"],
+    ["the secret without the scheme", SECRET],
+    ["the secret's prefix", `Bearer ${SECRET.slice(0, -1)}`],
+    ["an empty token", "Bearer "],
+  ])("answers 401 for %s, and removes nothing", async (_label, authorization) => {
+    stage("staging/0000000000000000000000000000000b/old.pdf", 120);
+    const response = await gc(app, authorization);
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(await response.json()).toMatchObject({ ok: false, error: "unauthorized" });
+    expect(standIn.objects.has("staging/0000000000000000000000000000000b/old.pdf")).toBe(true);
+  });
+
+  it("with the bearer token removes staged uploads older than an hour, and only those", async () => {
+    stage("staging/0000000000000000000000000000000c/old.pdf", 61);
+    stage("staging/0000000000000000000000000000000d.claim", 90);
+    stage("staging/0000000000000000000000000000000e/fresh.pdf", 30);
+    stage("briefs/2020/01/01/K7QM-3XD9-PTWA-84HC/attachment.pdf", 60 * 24 * 365);
+    const response = await gc(app, `Bearer ${SECRET}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const body = (await response.json()) as { ok: boolean; removed: number };
+    expect(body.ok).toBe(true);
+    const left = [...standIn.objects.keys()];
+    expect(left).not.toContain("staging/0000000000000000000000000000000c/old.pdf");
+    expect(left).not.toContain("staging/0000000000000000000000000000000d.claim");
+    expect(left).toContain("staging/0000000000000000000000000000000e/fresh.pdf");
+    expect(left).toContain("briefs/2020/01/01/K7QM-3XD9-PTWA-84HC/attachment.pdf");
+    expect(left.filter((path) => path.startsWith("staging/") && !path.endsWith("fresh.pdf"))).toEqual([]);
+    expect(body.removed).toBeGreaterThanOrEqual(2);
+    // Run again: nothing left to remove.
+    expect(await (await gc(app, `Bearer ${SECRET}`)).json()).toEqual({ ok: true, removed: 0 });
+  });
+});
