@@ -96,58 +96,25 @@ export class BlobStore implements ObjectStore {
    * then streams for as long as the caller reads it.
    */
   async getStream(path: string, options: GetOptions = {}): Promise<ObjectStream | null> {
-    assertObjectPath(path);
     const { maxBytes } = options;
-    return this.call(
-      `read ${path}`,
-      options,
-      async (abortSignal) => {
-        const result = await get(path, {
-          access: "private",
-          token: this.token,
-          useCache: false,
-          abortSignal,
-        });
-        if (result === null) return null;
-        if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
-        const { size } = result.blob;
-        if (maxBytes === undefined) return { body: result.stream, size };
-        if (size > maxBytes) {
-          await result.stream.cancel().catch(() => {});
-          throw new ObjectTooLargeError(path, size, maxBytes);
-        }
-        return { body: limitStream(result.stream, maxBytes, path), size };
-      },
-      { passThrough: (error) => error instanceof ObjectTooLargeError },
-    );
+    return this.read(path, options, async (stream, { size }) => {
+      if (maxBytes === undefined) return { body: stream, size };
+      if (size > maxBytes) {
+        await stream.cancel().catch(() => {});
+        throw new ObjectTooLargeError(path, size, maxBytes);
+      }
+      return { body: limitStream(stream, maxBytes, path), size };
+    });
   }
 
   /** The version is the blob's ETag, which `ifMatch` names in a conditional write. */
   async getVersioned(path: string, options: GetOptions = {}): Promise<VersionedObject | null> {
-    assertObjectPath(path);
     const { maxBytes } = options;
-    return this.call(
-      `read ${path}`,
-      options,
-      async (abortSignal) => {
-        // Private blobs are read from the store's own host with the token; `useCache: false` reads
-        // the latest write instead of a copy cached at the edge.
-        const result = await get(path, {
-          access: "private",
-          token: this.token,
-          useCache: false,
-          abortSignal,
-        });
-        if (result === null) return null;
-        if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
-        const version = result.blob.etag;
-        if (maxBytes === undefined) {
-          return { bytes: new Uint8Array(await new Response(result.stream).arrayBuffer()), version };
-        }
-        return { bytes: await readAtMost(result.stream, result.blob.size, maxBytes, path), version };
-      },
-      { passThrough: (error) => error instanceof ObjectTooLargeError },
-    );
+    return this.read(path, options, async (stream, { size, etag: version }) => {
+      if (maxBytes === undefined)
+        return { bytes: new Uint8Array(await new Response(stream).arrayBuffer()), version };
+      return { bytes: await readAtMost(stream, size, maxBytes, path), version };
+    });
   }
 
   async putIfVersion(
@@ -230,6 +197,33 @@ export class BlobStore implements ObjectStore {
       if (isStaleVersion(error)) return false;
       throw error;
     }
+  }
+
+  /** One read of `path` within `call`'s bounds: `consume` gets the body and the blob's size and ETag. */
+  private read<T>(
+    path: string,
+    options: StoreCallOptions,
+    consume: (stream: ReadableStream<Uint8Array>, blob: { size: number; etag: string }) => Promise<T>,
+  ): Promise<T | null> {
+    assertObjectPath(path);
+    return this.call(
+      `read ${path}`,
+      options,
+      async (abortSignal) => {
+        // Private blobs are read from the store's own host with the token; `useCache: false` reads
+        // the latest write instead of a copy cached at the edge.
+        const result = await get(path, {
+          access: "private",
+          token: this.token,
+          useCache: false,
+          abortSignal,
+        });
+        if (result === null) return null;
+        if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
+        return consume(result.stream, result.blob);
+      },
+      { passThrough: (error) => error instanceof ObjectTooLargeError },
+    );
   }
 
   private writeOptions(contentType: string, allowOverwrite: boolean, abortSignal: AbortSignal) {
