@@ -38,7 +38,10 @@ export type Budget = keyof typeof BUDGETS;
 export type Timeline = keyof typeof TIMELINES;
 
 function choice<T extends Record<string, string>>(options: T, message: string) {
-  return z.enum(Object.keys(options) as [keyof T & string, ...(keyof T & string)[]], { error: message });
+  const labels = Object.entries(options).map(([value, label]) => `\`${value}\` (${label})`);
+  return z
+    .enum(Object.keys(options) as [keyof T & string, ...(keyof T & string)[]], { error: message })
+    .meta({ description: `One of the form's options: ${labels.join(", ")}.` });
 }
 
 export const BRIEF_LIMITS = {
