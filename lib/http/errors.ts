@@ -1,3 +1,4 @@
+import type { ErrorBody } from "./responses";
 import { apiTransportSecurityHeaders } from "./security-headers";
 
 /**
@@ -90,7 +91,7 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
       error: apiError.code,
       message: apiError.message,
       ...(apiError.fields ? { fields: apiError.fields } : {}),
-    },
+    } satisfies ErrorBody,
     { status: apiError.status, headers: { ...headers, ...apiError.headers } },
   );
 }
