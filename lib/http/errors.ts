@@ -22,7 +22,8 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+/** Each code's sentence when the code alone says enough; also the examples of the OpenAPI document. */
+export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   malformed_body: "The request body could not be read.",
   cross_origin: "This form can only be sent from the site itself.",
   challenge_failed: "Please confirm you are human, then send again.",

@@ -68,6 +68,7 @@ export const briefSchema = z.object({
   description: text({ label: "Description", ...BRIEF_LIMITS.description, multiline: true }),
   consent: z
     .literal("on", { error: "Please agree to be contacted about your brief." })
+    .meta({ description: "Exactly `on`: the visitor agrees to be contacted about the brief." })
     .transform(() => true as const),
 });
 

@@ -82,7 +82,7 @@ export const uploadTokenRequestSchema = z.object({
   type: z.literal("blob.generate-client-token"),
   payload: z.object({
     pathname: z.string().meta({
-      pattern: STAGED_PATH.source,
+      pattern: STAGED_PATH.source.replaceAll("\\/", "/"),
       maxLength: MAX_STAGED_PATH_LENGTH,
       description:
         "`staging/<id>/<name>`: `id` is 32 lowercase hex digits drawn by the browser, `name` the file name cleaned as the form does (`?`, `#` and `%` become `_`).",
