@@ -4,7 +4,7 @@ import { formatBytes } from "../format";
 import { DEFAULT_MESSAGES, ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { errorBody } from "../http/responses";
 import { OPERATIONS, TAGS } from "./operations";
-import type { BodyContent, MediaType, NamedSchema, OperationSpec, QueryParameter, Tag } from "./types";
+import type { BodyContent, MediaType, NamedSchema, OperationSpec, Parameter, Tag } from "./types";
 
 /**
  * The API's OpenAPI 3.1 document, built from the operation list in `./operations` and the zod
@@ -34,7 +34,13 @@ export interface OperationObject {
   summary: string;
   description: string;
   operationId: string;
-  parameters?: { name: string; in: "query"; required: boolean; description: string; schema: JsonSchema }[];
+  parameters?: {
+    name: string;
+    in: Parameter["in"];
+    required: boolean;
+    description: string;
+    schema: JsonSchema;
+  }[];
   requestBody?: {
     description?: string;
     required: boolean;
@@ -216,7 +222,7 @@ function buildOperation(
     summary: operation.summary,
     description: operation.description,
     operationId: operation.operationId,
-    ...(operation.query ? { parameters: operation.query.map(parameter) } : {}),
+    ...(operation.parameters ? { parameters: operation.parameters.map(parameter) } : {}),
     ...(operation.body ? { requestBody: requestBody(operation.body, publish) } : {}),
     responses: {},
   };
@@ -239,8 +245,8 @@ function buildOperation(
   return built;
 }
 
-function parameter({ name, required, description, schema }: QueryParameter) {
-  return { name, in: "query" as const, required, description, schema: jsonSchema(schema) };
+function parameter({ name, in: where, required, description, schema }: Parameter) {
+  return { name, in: where, required, description, schema: jsonSchema(schema) };
 }
 
 function requestBody(

@@ -88,6 +88,7 @@ const oneClickUnsubscribe = named(
 
 const linkTokenQuery = (what: string) => ({
   name: "token",
+  in: "query" as const,
   required: true,
   description: `The token of ${what}, as it is there.`,
   schema: z.string(),
@@ -258,7 +259,7 @@ export const OPERATIONS: OperationSpec[] = [
     summary: "Unsubscribe in one click (RFC 8058)",
     description:
       "The address every email to a subscriber names in `List-Unsubscribe`, posted by mail providers (`List-Unsubscribe=One-Click`) or by the unsubscribe page's button. Idempotent: an address already unsubscribed, or unknown, gets the same answer. Unsubscribe tokens never expire. No origin check and no rate limit (the token is the authority), so no `RateLimit-*` headers. A body naming `List-Unsubscribe` is always answered with JSON, never a redirect.",
-    query: [linkTokenQuery("the `List-Unsubscribe` address")],
+    parameters: [linkTokenQuery("the `List-Unsubscribe` address")],
     body: {
       required: false,
       description:
@@ -297,7 +298,7 @@ export const OPERATIONS: OperationSpec[] = [
     summary: "Open the unsubscribe link in a browser",
     description:
       "A mail client without one-click support opens the `List-Unsubscribe` address in a browser: it is sent to the unsubscribe page, whose button asks first. A GET never changes anything.",
-    query: [linkTokenQuery("the `List-Unsubscribe` address")],
+    parameters: [linkTokenQuery("the `List-Unsubscribe` address")],
     redirect: "Always: to `/newsletter/unsubscribe?token=…`, the page with the button.",
     errors: [],
   },

@@ -32,8 +32,11 @@ export interface BodyContent {
   encoding?: Record<string, Encoding>;
 }
 
-export interface QueryParameter {
+/** A parameter in the URL: its query string, or a `{name}` segment of the path (`[name]` under `app/`). */
+export interface Parameter {
   name: string;
+  in: "query" | "path";
+  /** Path parameters always are. */
   required: boolean;
   description: string;
   schema: z.ZodType;
@@ -47,7 +50,7 @@ export interface OperationSpec {
   tag: string;
   summary: string;
   description: string;
-  query?: QueryParameter[];
+  parameters?: Parameter[];
   body?: {
     required: boolean;
     description?: string;
