@@ -1,6 +1,7 @@
 export {
   CONTACT_BODY_LIMIT,
   CONTACT_FORM_LIMITS,
+  HONEYPOT_FIELD,
   STAGED_UPLOAD_FIELD,
   validateSubmission,
 } from "./submission";

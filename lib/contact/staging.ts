@@ -1,5 +1,4 @@
 import { handleUpload } from "@vercel/blob/client";
-import { z } from "zod";
 import { formatBytes } from "../format";
 import { ApiError, validationFailed } from "../http/errors";
 import {
@@ -10,7 +9,12 @@ import {
   StoreUnavailableError,
 } from "../inbox";
 import { MAX_ATTACHMENT_BYTES } from "../schemas/brief";
-import { parseStagedUploadPath, STAGING_PREFIX, UPLOAD_CONTENT_TYPES } from "../schemas/staged-upload";
+import {
+  parseStagedUploadPath,
+  STAGING_PREFIX,
+  UPLOAD_CONTENT_TYPES,
+  uploadTokenRequestSchema,
+} from "../schemas/staged-upload";
 import { describeAttachment } from "./attachment";
 
 /**
@@ -48,15 +52,6 @@ export const STAGED_UPLOAD_TAKEN = "This uploaded file was already sent with ano
 /** For a path that names no upload of ours, missing or foreign alike: they are not told apart. */
 export const STAGED_UPLOAD_NOT_FOUND = "The uploaded file could not be found. Attach it again.";
 
-const tokenRequestSchema = z.object({
-  type: z.literal("blob.generate-client-token"),
-  payload: z.object({
-    pathname: z.string(),
-    clientPayload: z.string().nullable().optional(),
-    multipart: z.boolean().optional(),
-  }),
-});
-
 /**
  * The token request's JSON to the path it asks for. Not JSON, or not a token request, is 400
  * (`blob.upload-completed` included: this service registers no completion callback, so such an
@@ -69,7 +64,7 @@ export function parseUploadTokenRequest(body: string): { pathname: string } {
   } catch (error) {
     throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
   }
-  const parsed = tokenRequestSchema.safeParse(value);
+  const parsed = uploadTokenRequestSchema.safeParse(value);
   if (!parsed.success) {
     throw new ApiError("malformed_body", "The request body is not an upload token request.");
   }

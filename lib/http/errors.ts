@@ -1,3 +1,4 @@
+import type { ErrorBody } from "./responses";
 import { apiTransportSecurityHeaders } from "./security-headers";
 
 /**
@@ -23,7 +24,8 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
+/** Each code's sentence when the code alone says enough; also the examples of the OpenAPI document. */
+export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   malformed_body: "The request body could not be read.",
   unauthorized: "Sign in first.",
   cross_origin: "This form can only be sent from the site itself.",
@@ -94,7 +96,7 @@ export function errorResponse(error: unknown, headers: Record<string, string> = 
       error: apiError.code,
       message: apiError.message,
       ...(apiError.fields ? { fields: apiError.fields } : {}),
-    },
+    } satisfies ErrorBody,
     { status: apiError.status, headers: { ...headers, ...apiError.headers } },
   );
 }

@@ -1,5 +1,5 @@
 import { ApiError, validationFailed } from "../http/errors";
-import { newsletterSchema, type Subscription } from "../schemas/newsletter";
+import { linkTokenSchema, newsletterSchema, type Subscription } from "../schemas/newsletter";
 import { fieldMessages } from "../schemas/text";
 
 /** 16 KiB: an address and eight topic names fit many times over. */
@@ -35,9 +35,12 @@ export function parseSubscriptionForm(body: string): Subscription {
 /** 4 KiB: a link token is a few hundred bytes. Also the cap on a one-click unsubscribe body. */
 export const LINK_BODY_LIMIT = 4 * 1024;
 
-/** `{ "token": "…" }` from a confirmation page's script: 400 when not a JSON object. */
-export function parseTokenRequest(body: string): unknown {
-  return parseJsonObject(body, '{"token": "…"}').token;
+/**
+ * `{ "token": "…" }` from a confirmation page's script: 400 when not a JSON object; `undefined`
+ * (refused as a bad link) when it has no token string.
+ */
+export function parseTokenRequest(body: string): string | undefined {
+  return linkTokenSchema.safeParse(parseJsonObject(body, '{"token": "…"}')).data?.token;
 }
 
 /** A JSON object, else 400 `malformed_body` (`example` shows the shape expected). */
@@ -55,6 +58,7 @@ function parseJsonObject(body: string, example: string): Record<string, unknown>
 }
 
 /** The confirmation page's form posted without JavaScript: its hidden `token` field. */
-export function parseTokenForm(body: string): unknown {
-  return new URLSearchParams(body).get("token") ?? undefined;
+export function parseTokenForm(body: string): string | undefined {
+  return linkTokenSchema.safeParse({ token: new URLSearchParams(body).get("token") ?? undefined }).data
+    ?.token;
 }

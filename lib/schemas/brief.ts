@@ -38,7 +38,10 @@ export type Budget = keyof typeof BUDGETS;
 export type Timeline = keyof typeof TIMELINES;
 
 function choice<T extends Record<string, string>>(options: T, message: string) {
-  return z.enum(Object.keys(options) as [keyof T & string, ...(keyof T & string)[]], { error: message });
+  const labels = Object.entries(options).map(([value, label]) => `\`${value}\` (${label})`);
+  return z
+    .enum(Object.keys(options) as [keyof T & string, ...(keyof T & string)[]], { error: message })
+    .meta({ description: `One of the form's options: ${labels.join(", ")}.` });
 }
 
 export const BRIEF_LIMITS = {
@@ -65,6 +68,7 @@ export const briefSchema = z.object({
   description: text({ label: "Description", ...BRIEF_LIMITS.description, multiline: true }),
   consent: z
     .literal("on", { error: "Please agree to be contacted about your brief." })
+    .meta({ description: "Exactly `on`: the visitor agrees to be contacted about the brief." })
     .transform(() => true as const),
 });
 

@@ -34,6 +34,10 @@ export const newsletterSchema = z.object({
   topics: z
     .array(topic, { error: "Topics must be a list of topic names." })
     .refine((topics) => new Set(topics).size === topics.length, { error: "List each topic only once." })
+    .meta({
+      uniqueItems: true,
+      description: "Optional: topics to follow, each listed once, matched exactly.",
+    })
     .optional()
     .transform((topics): Topic[] => topics ?? []),
 });
@@ -42,3 +46,13 @@ export const newsletterSchema = z.object({
 export type SubscriptionInput = z.input<typeof newsletterSchema>;
 /** A valid request: `email` trimmed, `topics` distinct and present (empty when none were chosen). */
 export type Subscription = z.output<typeof newsletterSchema>;
+
+/**
+ * What the confirmation page's button posts to `POST /api/newsletter/confirm` (as JSON, or its form
+ * without JavaScript): the emailed link's token. A body without one is answered as a bad link.
+ */
+export const linkTokenSchema = z.object({
+  token: z
+    .string()
+    .meta({ description: "The `token` of the link in the confirmation email, as it is there." }),
+});

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { cleanFileName } from "../attachments/filename";
 
 /**
@@ -71,3 +72,25 @@ export function parseStagedUploadPath(path: string): { id: string; name: string 
   if (id === undefined || name === undefined || stagedFileName(name) !== name) return null;
   return { id, name };
 }
+
+/**
+ * The token request `@vercel/blob/client` sends to `POST /api/contact/upload`. Only its shape is
+ * checked here (a body of another shape is 400); whether `pathname` is a fresh staged path is
+ * `parseStagedUploadPath`'s to say (422 `fields.pathname`), so the pattern below only documents it.
+ */
+export const uploadTokenRequestSchema = z.object({
+  type: z.literal("blob.generate-client-token"),
+  payload: z.object({
+    pathname: z.string().meta({
+      pattern: STAGED_PATH.source.replaceAll("\\/", "/"),
+      maxLength: MAX_STAGED_PATH_LENGTH,
+      description:
+        "`staging/<id>/<name>`: `id` is 32 lowercase hex digits drawn by the browser, `name` the file name cleaned as the form does (`?`, `#` and `%` become `_`).",
+    }),
+    clientPayload: z.string().nullable().optional(),
+    multipart: z
+      .boolean()
+      .optional()
+      .meta({ description: "Must not be `true`: the file is sent in one request." }),
+  }),
+});

@@ -33,8 +33,26 @@ interface TextRules {
   multiline?: boolean;
 }
 
+/**
+ * A text field's rules as JSON Schema keywords, for the API's OpenAPI document: the checks below
+ * are a `superRefine`, which JSON Schema output cannot see. Metadata only; it validates nothing.
+ * JSON Schema also counts lengths in code points, but before trimming, so the description says so.
+ */
+function textMeta({ min = 0, max, multiline = false }: TextRules) {
+  const length = min > 0 ? `${min} to ${max} characters` : `at most ${max} characters`;
+  const lines = multiline
+    ? "line breaks and tabs allowed, no other control characters"
+    : "one line, no control characters";
+  return {
+    ...(min > 0 ? { minLength: min } : {}),
+    maxLength: max,
+    description: `Trimmed first, then ${length} (Unicode code points); ${lines}.`,
+  };
+}
+
 /** A trimmed text field with code-point lengths and a control-character rule. */
-export function text({ label, min = 0, max, multiline = false }: TextRules) {
+export function text(rules: TextRules) {
+  const { label, min = 0, max, multiline = false } = rules;
   return z
     .string({ error: `${label} is required.` })
     .trim()
@@ -54,14 +72,18 @@ export function text({ label, min = 0, max, multiline = false }: TextRules) {
             : `${label} must be a single line without control characters.`,
         });
       }
-    });
+    })
+    .meta(textMeta(rules));
 }
 
 /** An optional text field: absent, or empty after trimming, means not given. */
 export function optionalText(rules: TextRules) {
+  const { description } = textMeta(rules);
   return z.preprocess(
     (value) => (typeof value === "string" && value.trim() === "" ? undefined : value),
-    text(rules).optional(),
+    text(rules)
+      .meta({ description: `Optional: empty counts as absent. ${description}` })
+      .optional(),
   );
 }
 
@@ -76,6 +98,12 @@ export const email = z
       ctx.addIssue({ code: "custom", message: `Email must be at most ${EMAIL_MAX_LENGTH} characters.` });
     else if (!z.email().safeParse(value).success)
       ctx.addIssue({ code: "custom", message: "Enter a valid email address, like name@example.com." });
+  })
+  .meta({
+    format: "email",
+    minLength: 1,
+    maxLength: EMAIL_MAX_LENGTH,
+    description: `Trimmed first, then a valid address of at most ${EMAIL_MAX_LENGTH} characters.`,
   });
 
 /** Turns a failed parse into the contract's `fields` map: one message per field, every field at once. */

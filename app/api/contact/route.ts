@@ -12,6 +12,7 @@ import { assertDeclaredSize, assertMediaType, readMultipart } from "@/lib/http/b
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { ApiError, errorResponse, json, toApiError } from "@/lib/http/errors";
 import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import type { BriefReceived } from "@/lib/http/responses";
 import { isCrossOrigin } from "@/lib/http/origin";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
@@ -50,7 +51,8 @@ export async function POST(request: Request): Promise<Response> {
     const { reference, forwarded } = await receiveBrief(services, submission, client, verification);
 
     if (navigating) return seeOther(thankYouLocation(reference), rateLimitHeaders);
-    return json({ ok: true, reference, stored: true, forwarded }, { headers: rateLimitHeaders });
+    const body = { ok: true, reference, stored: true, forwarded } satisfies BriefReceived;
+    return json(body, { headers: rateLimitHeaders });
   } catch (error) {
     if (navigating) return seeOther(contactFormLocation(toApiError(error)), rateLimitHeaders);
     return errorResponse(error, rateLimitHeaders);

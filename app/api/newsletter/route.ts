@@ -2,6 +2,7 @@ import { assertDeclaredSize, assertMediaType, mediaType, readText } from "@/lib/
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { errorResponse, json, toApiError } from "@/lib/http/errors";
 import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import type { SubscriptionAnswer } from "@/lib/http/responses";
 import {
   NEWSLETTER_BODY_LIMIT,
   newsletterLocation,
@@ -44,7 +45,7 @@ export async function POST(request: Request): Promise<Response> {
     const status = await requestSubscription(services, { ...subscription, verification });
 
     if (navigating) return seeOther(newsletterLocation(status), rateLimitHeaders);
-    return json({ ok: true, status }, { headers: rateLimitHeaders });
+    return json({ ok: true, status } satisfies SubscriptionAnswer, { headers: rateLimitHeaders });
   } catch (error) {
     if (navigating) return seeOther(newsletterLocation(toApiError(error)), rateLimitHeaders);
     return errorResponse(error, rateLimitHeaders);

@@ -3,6 +3,7 @@ import { assertDeclaredSize, assertMediaType, readText } from "@/lib/http/body";
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { isCrossOrigin } from "@/lib/http/origin";
+import type { UploadTokenIssued } from "@/lib/http/responses";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
 import { requireHuman, tokenFromJson } from "@/lib/verification";
@@ -36,7 +37,8 @@ export async function POST(request: Request): Promise<Response> {
     });
 
     const clientToken = await issueUploadToken(request, pathname, config.inbox.token);
-    return json({ ok: true, type: "blob.generate-client-token", clientToken }, { headers: rateLimitHeaders });
+    const answer = { ok: true, type: "blob.generate-client-token", clientToken } satisfies UploadTokenIssued;
+    return json(answer, { headers: rateLimitHeaders });
   } catch (error) {
     return errorResponse(error, rateLimitHeaders);
   }

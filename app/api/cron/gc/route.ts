@@ -2,6 +2,7 @@ import { collectStaleUploads } from "@/lib/contact/staging";
 import { StoreUnavailableError } from "@/lib/inbox";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { hasBearer } from "@/lib/http/bearer";
+import type { GcBody } from "@/lib/http/responses";
 import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
@@ -26,7 +27,7 @@ export async function GET(request: Request): Promise<Response> {
       throw new ApiError("storage_unavailable", "The inbox could not be reached; the next run tries again.");
     });
     if (removed.length > 0) console.info(`[gc] removed ${removed.length} staged uploads no brief claimed`);
-    return json({ ok: true, removed: removed.length });
+    return json({ ok: true, removed: removed.length } satisfies GcBody);
   } catch (error) {
     return errorResponse(error);
   }

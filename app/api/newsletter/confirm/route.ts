@@ -2,6 +2,7 @@ import { assertDeclaredSize, assertMediaType, mediaType, readText } from "@/lib/
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { errorResponse, json, toApiError } from "@/lib/http/errors";
 import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import type { ConfirmationAnswer } from "@/lib/http/responses";
 import {
   confirmSubscription,
   LINK_BODY_LIMIT,
@@ -38,7 +39,7 @@ export async function POST(request: Request): Promise<Response> {
     const status = await confirmSubscription(services, token);
 
     if (navigating) return seeOther(linkPageLocation("confirm", status), rateLimitHeaders);
-    return json({ ok: true, status }, { headers: rateLimitHeaders });
+    return json({ ok: true, status } satisfies ConfirmationAnswer, { headers: rateLimitHeaders });
   } catch (error) {
     if (navigating) return seeOther(linkPageLocation("confirm", toApiError(error)), rateLimitHeaders);
     return errorResponse(error, rateLimitHeaders);

@@ -1,6 +1,7 @@
 import { assertDeclaredSize, readText } from "@/lib/http/body";
 import { errorResponse, json, toApiError } from "@/lib/http/errors";
 import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import type { UnsubscribeAnswer } from "@/lib/http/responses";
 import { cancelSubscription, LINK_BODY_LIMIT, linkPageLocation } from "@/lib/newsletter";
 import { getServices } from "@/lib/services";
 
@@ -26,7 +27,7 @@ export async function POST(request: Request): Promise<Response> {
     const status = await cancelSubscription(services, token);
 
     if (navigating) return seeOther(linkPageLocation("unsubscribe", status));
-    return json({ ok: true, status });
+    return json({ ok: true, status } satisfies UnsubscribeAnswer);
   } catch (error) {
     if (navigating) return seeOther(linkPageLocation("unsubscribe", toApiError(error)));
     return errorResponse(error);
