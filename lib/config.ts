@@ -196,6 +196,7 @@ const rawEnvSchema = z.object({
   LINK_SIGNING_SECRET: optional,
   CONTACT_ACKNOWLEDGE: optional,
   EMAIL_REPLY_TO: optional,
+  OPS_EMAILS: optional,
 });
 
 /** Cloudflare's siteverify endpoint, where Turnstile tokens are checked. */
@@ -252,6 +253,11 @@ export interface Config {
    * `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null` when neither is set (no `Reply-To`).
    */
   acknowledgment: { replyTo: Mailbox | null } | null;
+  /**
+   * The inbox on the web (`OPS_EMAILS`): the addresses allowed to sign in, lowercased. `null`: off,
+   * and every `/inbox` and `/api/ops` path answers 404.
+   */
+  ops: { emails: readonly string[] } | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
 }
@@ -341,7 +347,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // channel's other variables are filled in.
   const smtp = read(raw.SMTP_URL, smtpUrl, null);
   const from = raw.EMAIL_FROM ? parseMailbox(raw.EMAIL_FROM) : null;
-  if (raw.EMAIL_FROM && !from && (missingEmail.length === 0 || visitorEmailFeatures.length > 0)) {
+  const emailsSomeone = visitorEmailFeatures.length > 0 || Boolean(raw.OPS_EMAILS);
+  if (raw.EMAIL_FROM && !from && (missingEmail.length === 0 || emailsSomeone)) {
     problems.push(
       `EMAIL_FROM must be an address, optionally with a display name (Studio <intake@studio.example>), got "${raw.EMAIL_FROM}"`,
     );
@@ -425,6 +432,29 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  let ops: Config["ops"] = null;
+  if (raw.OPS_EMAILS) {
+    const emails = list(raw.OPS_EMAILS).map((address) => address.toLowerCase());
+    const invalid = emails.filter((address) => !isEmailAddress(address));
+    if (emails.length === 0 || invalid.length > 0) {
+      problems.push(
+        `OPS_EMAILS must be a comma-separated list of addresses${invalid.length > 0 ? `; not one: ${invalid.join(", ")}` : ""}`,
+      );
+    }
+    // Sign-in links are signed and emailed: without these the inbox could never be opened.
+    const missing = [
+      ...(linkSigningSecret === null ? ["LINK_SIGNING_SECRET (at least 32 characters)"] : []),
+      ...(raw.SMTP_URL ? [] : ["SMTP_URL"]),
+      ...(raw.EMAIL_FROM ? [] : ["EMAIL_FROM"]),
+    ];
+    if (missing.length > 0) {
+      problems.push(
+        `OPS_EMAILS turns on the inbox on the web, which emails signed sign-in links: ${missing.join(", ")} not set`,
+      );
+    }
+    ops = { emails: [...new Set(emails)] };
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
   }
@@ -447,6 +477,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     linkSigningSecret,
     newsletterDoubleOptIn,
     acknowledgment,
+    ops,
     warnings,
   };
 }

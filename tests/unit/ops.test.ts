@@ -11,6 +11,7 @@ import { InboxRecordError, UsageError } from "@/lib/ops/errors";
 import { clip, deliveryStatus, printable, wrap } from "@/lib/ops/format";
 import { findBrief, readBriefs } from "@/lib/ops/reader";
 import { parseBriefRecord, parseDelivery, type StoredBrief } from "@/lib/ops/records";
+import { NEW_STATE } from "@/lib/ops/state";
 import {
   acknowledgmentFailed,
   needsRedelivery,
@@ -84,6 +85,7 @@ describe("terminal text", () => {
 
 const base: StoredBrief = {
   kind: "briefs",
+  state: NEW_STATE,
   folder: "briefs/2026/11/22/K7QM-3XD9-PTWA-84HC",
   record: {
     reference: "K7QM-3XD9-PTWA-84HC",
