@@ -8,7 +8,13 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["busboy", "streamsearch"],
   async headers() {
     // Every path: pages, API answers, static files and 404s.
-    return [{ source: "/:path*", headers: staticSecurityHeaders(process.env.NODE_ENV === "development") }];
+    // The inbox on the web is never indexed, whatever answers there (a page, a route, a 404).
+    const noindex = [{ key: "X-Robots-Tag", value: "noindex" }];
+    return [
+      { source: "/:path*", headers: staticSecurityHeaders(process.env.NODE_ENV === "development") },
+      { source: "/inbox/:path*", headers: noindex },
+      { source: "/api/ops/:path*", headers: noindex },
+    ];
   },
 };
 

@@ -23,7 +23,14 @@ export {
   wrap,
 } from "./format";
 export { moveToInbox, type NotSpamResult } from "./not-spam";
-export { findBrief, readAttachment, readBriefs, readSubscribers } from "./reader";
+export {
+  attachmentStart,
+  findBrief,
+  openAttachment,
+  readAttachment,
+  readBriefs,
+  readSubscribers,
+} from "./reader";
 export type { StoredBrief } from "./records";
 export { needsRedelivery, planRedelivery, redeliverBrief, stillFailing } from "./redeliver";
 export type { RedeliveryResult } from "./redeliver";

@@ -274,3 +274,66 @@ export async function readSubscribers(
     .filter((record) => record !== null)
     .sort((a, b) => (a.subscribedAt < b.subscribedAt ? 1 : a.subscribedAt > b.subscribedAt ? -1 : 0));
 }
+
+/**
+ * The attached file as a stream, for a download: never whole in memory. Refused before the first
+ * byte when it is missing or its stored size is not `brief.json`'s; checked against the SHA-256 as
+ * it streams, so a damaged file ends in an error (a broken download), never a complete wrong one.
+ */
+export async function openAttachment(
+  store: ObjectStore,
+  brief: StoredBrief,
+): Promise<ReadableStream<Uint8Array>> {
+  const { attachment, reference } = brief.record;
+  if (!attachment) throw new OpsError(`Brief ${reference} has no attachment.`);
+  const path = `${brief.folder}/${attachment.filename}`;
+  const stream = await store.getStream(path, { maxBytes: attachment.size });
+  if (stream === null) throw new OpsError(`The attachment of brief ${reference} is missing: no ${path}.`);
+  if (stream.size !== attachment.size) {
+    await stream.body.cancel().catch(() => {});
+    throw new OpsError(
+      `The attachment of brief ${reference} does not match brief.json: ${path} has ${stream.size} bytes.`,
+    );
+  }
+  const hash = createHash("sha256");
+  return stream.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hash.update(chunk);
+        controller.enqueue(chunk);
+      },
+      flush(controller) {
+        if (hash.digest("hex") !== attachment.sha256) {
+          controller.error(new OpsError(`The attachment of brief ${reference} does not match its SHA-256.`));
+        }
+      },
+    }),
+  );
+}
+
+/** At most the first `maxBytes` of the attached file (a preview), and whether there was more. */
+export async function attachmentStart(
+  store: ObjectStore,
+  brief: StoredBrief,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; more: boolean } | null> {
+  const { attachment } = brief.record;
+  if (!attachment) return null;
+  const stream = await store.getStream(`${brief.folder}/${attachment.filename}`);
+  if (stream === null) return null;
+  const reader = stream.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  try {
+    while (length < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      length += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, maxBytes);
+  return { bytes, more: attachment.size > bytes.byteLength };
+}
