@@ -1,4 +1,5 @@
 import { cleanFileName } from "../attachments";
+import { ATTACHMENT_CONTENT_SECURITY_POLICY } from "../http/security-headers";
 import type { AttachmentRecord } from "../inbox";
 import { attachmentFileName } from "../notify";
 
@@ -34,7 +35,7 @@ export function attachmentHeaders(attachment: AttachmentRecord): Record<string, 
     "Content-Length": String(attachment.size),
     "Content-Disposition": `attachment; filename*=UTF-8''${rfc5987(name)}`,
     "X-Content-Type-Options": "nosniff",
-    "Content-Security-Policy": "sandbox; default-src 'none'",
+    "Content-Security-Policy": ATTACHMENT_CONTENT_SECURITY_POLICY,
     "Cache-Control": "private, no-store",
   };
 }
