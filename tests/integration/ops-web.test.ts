@@ -13,7 +13,6 @@ import {
   opsFetch,
   postSession,
   requestLink,
-  sessionCookieOf,
   signIn,
   signInLink,
   tokenIn,
