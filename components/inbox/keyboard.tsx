@@ -79,9 +79,9 @@ export function KeyboardShortcuts() {
 
   return (
     <>
-      <p className="mx-auto w-full max-w-7xl px-4 pb-4 text-xs text-muted">
+      <footer className="mx-auto w-full max-w-7xl px-4 pb-4 text-xs text-muted">
         Press <kbd className="rounded border border-slate-300 bg-white px-1">?</kbd> for keyboard shortcuts.
-      </p>
+      </footer>
       <dialog
         ref={dialog}
         aria-labelledby="shortcuts-title"

@@ -126,8 +126,8 @@ export default async function BriefPage({
 
   return (
     <InboxShell actor={actor} current={spam ? "spam" : "inbox"}>
-      <div className="grid gap-5 lg:grid-cols-[22rem_1fr]">
-        <nav aria-label={spam ? "Spam" : "Briefs"} className="order-2 lg:order-1">
+      <div className="grid grid-cols-1 gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
+        <nav aria-label={spam ? "Spam" : "Briefs"} className="order-2 min-w-0 lg:order-1">
           <Link
             href={listHref}
             className="mb-2 inline-block text-sm font-medium text-accent hover:text-accent-strong"
