@@ -1,7 +1,8 @@
 import type { Folder, ObjectStore } from "../inbox";
 import { subscriberId, subscriberPath } from "../newsletter/subscribers";
 import type { InboxRecordError } from "./errors";
-import { monthNumber, monthRange } from "./reader";
+import { monthNumber } from "./reader";
+import { summariesInRange } from "./search";
 import { indexPath, monthSummaries } from "./summary";
 
 /**
@@ -37,15 +38,10 @@ async function foldersFrom(
   onProblem?: (problem: InboxRecordError) => void,
 ): Promise<string[]> {
   const wanted = email.toLowerCase();
-  const range = await monthRange(store, kind, now);
-  if (range === null) return [];
-  const folders: string[] = [];
-  for (let month = range.newest; month >= range.oldest; month--) {
-    for (const summary of await monthSummaries(store, kind, month, onProblem)) {
-      if (summary.email.trim().toLowerCase() === wanted) folders.push(summary.folder);
-    }
-  }
-  return folders;
+  const summaries = await summariesInRange(store, kind, { from: null, to: null }, now, onProblem);
+  return summaries
+    .filter((summary) => summary.email.trim().toLowerCase() === wanted)
+    .map((summary) => summary.folder);
 }
 
 /** What erasing `email` would remove; nothing is changed. */

@@ -1,6 +1,6 @@
 import type { Folder, ObjectStore } from "../inbox";
 import type { InboxRecordError } from "./errors";
-import { monthNumber, monthRange, readBriefs } from "./reader";
+import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
 import type { StoredBrief } from "./records";
 import { BRIEF_STATUSES, type BriefStatus, isBriefStatus } from "./state";
 import { type BriefSummary, monthSummaries, summarize } from "./summary";
@@ -97,21 +97,29 @@ function newestFirst(a: BriefSummary, b: BriefSummary): number {
   return key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0;
 }
 
-/** Every summary of `kind` that passes the date filters' months, newest month first. */
-async function* summariesInRange(
+/**
+ * Months summarised at once: each is one listing (and, on a remote store, round trips), so a few
+ * together hide the latency without flooding the store.
+ */
+const MONTH_CONCURRENCY = 6;
+
+/** Every summary of `kind` in the months the date filters allow (all months without them). */
+export async function summariesInRange(
   store: ObjectStore,
   kind: Folder,
-  filter: BriefFilter,
+  filter: Pick<BriefFilter, "from" | "to">,
   now: Date,
   onProblem?: (problem: InboxRecordError) => void,
-): AsyncGenerator<BriefSummary[]> {
+): Promise<BriefSummary[]> {
   const range = await monthRange(store, kind, now, filter.from ?? undefined);
-  if (range === null) return;
+  if (range === null) return [];
   const to = filter.to ? monthNumber(Number(filter.to.slice(0, 4)), Number(filter.to.slice(5, 7))) : null;
   const newest = to === null ? range.newest : Math.min(range.newest, to);
-  for (let month = newest; month >= range.oldest; month--) {
-    yield await monthSummaries(store, kind, month, onProblem);
-  }
+  const months = Array.from({ length: Math.max(0, newest - range.oldest + 1) }, (_, index) => newest - index);
+  const summaries = await mapLimit(months, MONTH_CONCURRENCY, (month) =>
+    monthSummaries(store, kind, month, onProblem),
+  );
+  return summaries.flat();
 }
 
 /** One page of the list (1-based, clamped to the last page), newest first, with the counts. */
@@ -131,12 +139,10 @@ export async function searchBriefs(
     number
   >;
   const found: BriefSummary[] = [];
-  for await (const month of summariesInRange(store, kind, filter, now, onProblem)) {
-    for (const summary of month) {
-      if (!matchesSearch(summary, filter)) continue;
-      counts[summary.status]++;
-      if (filter.status === null || summary.status === filter.status) found.push(summary);
-    }
+  for (const summary of await summariesInRange(store, kind, filter, now, onProblem)) {
+    if (!matchesSearch(summary, filter)) continue;
+    counts[summary.status]++;
+    if (filter.status === null || summary.status === filter.status) found.push(summary);
   }
   found.sort(newestFirst);
   const pages = Math.max(1, Math.ceil(found.length / pageSize));
