@@ -1,11 +1,12 @@
 import { cookies } from "next/headers";
 import { notFound, redirect } from "next/navigation";
-import { assertDeclaredSize, mediaType, readText } from "../http/body";
+import { assertDeclaredSize, mediaType, parseJsonObject, readText } from "../http/body";
 import { ApiError } from "../http/errors";
 import { isCrossOrigin } from "../http/origin";
 import { findBrief, type StoredBrief } from "../ops";
 import { parseReference } from "../reference";
 import { getServices, type Services } from "../services";
+import { opsDone, opsFailed } from "./respond";
 import { liveSession, type OpsServices, SESSION_COOKIE } from "./sign-in";
 
 /**
@@ -103,15 +104,7 @@ export async function readOpsFields(request: Request): Promise<Record<string, st
   if (type !== "application/json") {
     throw new ApiError("unsupported_media_type", "Send the request as application/json or a form post.");
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("malformed_body", "The request body must be a JSON object.");
-  }
+  const value = parseJsonObject(body, '{"field": "value"}');
   const fields: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) if (typeof item === "string") fields[key] = item;
   return fields;
@@ -123,4 +116,28 @@ export async function briefFromUrl(services: Services, reference: string): Promi
   const brief = canonical === null ? null : await findBrief(services.store, canonical);
   if (!brief) throw new ApiError("not_found", "There is no brief with this reference.");
   return brief;
+}
+
+/** What a brief's action answers: a status for the JSON body and the page's notice, and more JSON. */
+export type BriefActionResult = { status: string } & Record<string, unknown>;
+
+/**
+ * One POST on a brief (`/api/ops/briefs/<reference>/<action>`): the gate (404 off, 403 cross-origin,
+ * 401 without a session), the brief (404 when there is none), then `act`; answered as JSON, or
+ * with a 303 back to the brief's page for a form the browser posted itself.
+ */
+export async function briefAction(
+  request: Request,
+  params: Promise<{ reference: string }>,
+  act: (context: OpsContext, brief: StoredBrief) => Promise<BriefActionResult>,
+): Promise<Response> {
+  const { reference } = await params;
+  const back = `/inbox/${encodeURIComponent(reference)}`;
+  try {
+    const context = await requireRouteSession(request, { mutation: true });
+    const brief = await briefFromUrl(context.services, reference);
+    return opsDone(request, await act(context, brief), back);
+  } catch (error) {
+    return opsFailed(request, error, back);
+  }
 }
