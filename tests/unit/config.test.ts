@@ -37,6 +37,7 @@ const VARIABLES = [
   "LINK_SIGNING_SECRET",
   "CONTACT_ACKNOWLEDGE",
   "EMAIL_REPLY_TO",
+  "OPS_EMAILS",
 ] as const;
 
 const DEFAULTS = {
@@ -59,6 +60,7 @@ const DEFAULTS = {
   linkSigningSecret: null,
   newsletterDoubleOptIn: false,
   acknowledgment: null,
+  ops: null,
   warnings: [],
 };
 
@@ -583,5 +585,54 @@ describe("parseMailbox", () => {
     ["Studio\r\nBcc: x@y.example <intake@studio.example>"],
   ])("%j -> null", (value) => {
     expect(parseMailbox(value)).toBeNull();
+  });
+});
+
+describe("OPS_EMAILS: the inbox on the web", () => {
+  const NEEDS = {
+    LINK_SIGNING_SECRET: "a-link-signing-secret-of-32-chars-or-more",
+    SMTP_URL: "smtp://user:pass@mail.example:587",
+    EMAIL_FROM: "Studio <intake@studio.example>",
+  };
+
+  it("lists the addresses lowercased, once each; EMAIL_TO is not needed", () => {
+    const config = parseConfig({
+      ...NEEDS,
+      OPS_EMAILS: " Founder@Studio.example, producer@studio.example,founder@studio.EXAMPLE ",
+    });
+    expect(config.ops).toEqual({ emails: ["founder@studio.example", "producer@studio.example"] });
+    expect(config.email).toBeNull();
+  });
+
+  it.each<[string, Env, string[]]>([
+    ["alone", { OPS_EMAILS: "ops@studio.example" }, ["LINK_SIGNING_SECRET", "SMTP_URL", "EMAIL_FROM"]],
+    [
+      "without a secret",
+      { ...NEEDS, LINK_SIGNING_SECRET: undefined, OPS_EMAILS: "ops@studio.example" },
+      ["LINK_SIGNING_SECRET"],
+    ],
+    [
+      "without EMAIL_FROM",
+      { ...NEEDS, EMAIL_FROM: undefined, OPS_EMAILS: "ops@studio.example" },
+      ["EMAIL_FROM"],
+    ],
+    [
+      "with a bad EMAIL_FROM",
+      { ...NEEDS, EMAIL_FROM: "not a mailbox", OPS_EMAILS: "ops@studio.example" },
+      ["EMAIL_FROM must be an address"],
+    ],
+    [
+      "with a short secret",
+      { ...NEEDS, LINK_SIGNING_SECRET: "short", OPS_EMAILS: "ops@studio.example" },
+      ["LINK_SIGNING_SECRET must be at least 32"],
+    ],
+    [
+      "with something that is not an address",
+      { ...NEEDS, OPS_EMAILS: "ops@studio.example, ops" },
+      ["OPS_EMAILS", "ops"],
+    ],
+  ])("stops the start %s, naming what is missing", (_case, env, named) => {
+    const { message } = configError(env);
+    for (const text of named) expect(message).toContain(text);
   });
 });
