@@ -1,5 +1,6 @@
 import { ApiError, errorResponse, json, toApiError } from "../http/errors";
 import { seeOther, wantsHtml } from "../http/navigation";
+import { StoreUnavailableError } from "../inbox";
 import { getServices } from "../services";
 
 /**
@@ -14,6 +15,23 @@ const SHOWN_ON_THE_PAGE = new Set([
   "storage_unavailable",
   "email_unavailable",
 ]);
+
+/**
+ * Any failure of the inbox's routes as the API's error: the store (or Redis, for sessions) not
+ * answering is 503 `storage_unavailable`, logged; the rest as `toApiError` makes it.
+ */
+export function opsApiError(error: unknown): ApiError {
+  if (error instanceof StoreUnavailableError) {
+    console.error("[ops] the store did not answer", error);
+    return new ApiError("storage_unavailable", "The inbox could not be reached just now.", { cause: error });
+  }
+  return toApiError(error);
+}
+
+/** `errorResponse` after `opsApiError`. */
+export function opsErrorResponse(error: unknown, headers: Record<string, string> = {}): Response {
+  return errorResponse(opsApiError(error), headers);
+}
 
 function withParams(location: string, params: Record<string, string>): string {
   const url = new URL(location, "http://inbox.invalid");
@@ -37,7 +55,7 @@ export function opsFailed(
   location: string | null,
   headers: Record<string, string> = {},
 ): Response {
-  const apiError = toApiError(error);
+  const apiError = opsApiError(error);
   if (location !== null && wantsHtml(request) && SHOWN_ON_THE_PAGE.has(apiError.code)) {
     const params: Record<string, string> = { error: apiError.code };
     const field = Object.keys(apiError.fields ?? {})[0];

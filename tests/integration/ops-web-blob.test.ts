@@ -133,4 +133,24 @@ describe("the inbox on the web on Vercel Blob with Redis", () => {
     const list = await (await opsFetch(app, "/inbox?status=new", cookie)).text();
     expect(list).not.toContain(reference);
   });
+
+  it("a Blob store that does not answer is a 503 storage_unavailable, never a 500 nor a stack", async () => {
+    const cookie = await signIn(app, smtp, OPS);
+    standIn.fault = { status: 503 };
+    try {
+      const started = Date.now();
+      for (const path of [`/inbox/${brief.record.reference}/attachment`, "/inbox/export.csv"]) {
+        const response = await opsFetch(app, path, cookie);
+        expect(response.status, path).toBe(503);
+        expect(await response.json()).toMatchObject({ ok: false, error: "storage_unavailable" });
+      }
+      const status = await opsFetch(app, `/api/ops/briefs/${brief.record.reference}/status`, cookie, {
+        json: { status: "new" },
+      });
+      expect(status.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      standIn.fault = null;
+    }
+  });
 });

@@ -1,4 +1,3 @@
-import { errorResponse } from "@/lib/http/errors";
 import { apiTransportSecurityHeaders } from "@/lib/http/security-headers";
 import {
   EXPORT_CSV_HEADER,
@@ -9,6 +8,7 @@ import {
   recordAudit,
 } from "@/lib/ops";
 import { requireRouteSession } from "@/lib/ops-web/gate";
+import { opsErrorResponse } from "@/lib/ops-web/respond";
 
 /**
  * GET /inbox/export.csv?<the list's filters>: the ops tool's CSV of the briefs the list shows
@@ -52,6 +52,6 @@ export async function GET(request: Request): Promise<Response> {
       },
     });
   } catch (error) {
-    return errorResponse(error);
+    return opsErrorResponse(error);
   }
 }

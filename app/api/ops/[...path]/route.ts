@@ -1,6 +1,6 @@
-import { errorResponse } from "@/lib/http/errors";
 import { ApiError } from "@/lib/http/errors";
 import { requireRouteSession } from "@/lib/ops-web/gate";
+import { opsErrorResponse } from "@/lib/ops-web/respond";
 
 /**
  * Any other path under /api/ops: 404 while the inbox on the web is off, 401 without a session,
@@ -11,7 +11,7 @@ async function unknown(request: Request): Promise<Response> {
     await requireRouteSession(request, { mutation: false });
     throw new ApiError("not_found");
   } catch (error) {
-    return errorResponse(error);
+    return opsErrorResponse(error);
   }
 }
 

@@ -1,8 +1,9 @@
-import { ApiError, errorResponse } from "@/lib/http/errors";
+import { ApiError } from "@/lib/http/errors";
 import { apiTransportSecurityHeaders } from "@/lib/http/security-headers";
 import { openAttachment, recordAudit } from "@/lib/ops";
 import { attachmentHeaders } from "@/lib/ops-web/download";
 import { briefFromUrl, requireRouteSession } from "@/lib/ops-web/gate";
+import { opsErrorResponse } from "@/lib/ops-web/respond";
 
 type Params = { params: Promise<{ reference: string }> };
 
@@ -27,6 +28,6 @@ export async function GET(request: Request, { params }: Params): Promise<Respons
       headers: { ...apiTransportSecurityHeaders(), ...attachmentHeaders(attachment) },
     });
   } catch (error) {
-    return errorResponse(error);
+    return opsErrorResponse(error);
   }
 }
