@@ -85,6 +85,13 @@ const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, numbe
   audit: { options: { limit: { type: "string" }, json: { type: "boolean" } }, positionals: [0, 0] },
 };
 
+/** What to say when a command's arguments are missing, where "a reference" would not say it all. */
+const MISSING_ARGUMENTS: Record<string, string> = {
+  status: "status takes a brief reference and new, handled or archived",
+  note: "note takes a brief reference and the note's text",
+  erase: "erase takes an email address",
+};
+
 /** What a command was asked, checked: values are only those the command can use. */
 export interface Invocation {
   command: keyof typeof COMMANDS;
@@ -171,7 +178,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     if (reference !== null && text("since") !== null)
       throw new UsageError("--since goes with redeliver --failed");
   } else if (positionals.length < min) {
-    throw new UsageError(`${command}: a brief reference is required`);
+    throw new UsageError(MISSING_ARGUMENTS[command] ?? `${command}: a brief reference is required`);
   }
 
   const format = text("format");

@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import type { Locator, Page } from "@playwright/test";
 import { FilesystemStore } from "@/lib/inbox/filesystem";
 import { blobEnv } from "../support/blob-app";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
@@ -10,10 +8,10 @@ import { attachmentFor, storeBrief } from "../support/briefs";
 import { makePng } from "../support/files";
 import { listInbox } from "../support/inbox";
 import { LINK_SECRET } from "../support/opt-in";
-import { signInLink } from "../support/ops-web";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
+import { expectNoViolations, signInByKeyboard, tabTo } from "./inbox-helpers";
 
 /**
  * The inbox on the web on the Vercel Blob inbox (the stand-in, through the real SDK in
@@ -68,35 +66,10 @@ test.afterAll(async () => {
   await standIn?.close();
 });
 
-async function tabTo(page: Page, target: Locator, limit = 80): Promise<void> {
-  for (let i = 0; i < limit; i++) {
-    if (await target.evaluate((element) => element === document.activeElement)) return;
-    await page.keyboard.press("Tab");
-  }
-  throw new Error(`Tab never reached ${target.toString()}`);
-}
-
-async function expectNoViolations(page: Page, state: string): Promise<void> {
-  await expect(page).toHaveTitle(/Inbox/);
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(
-    results.violations.map((violation) => `${violation.id}: ${violation.help}`),
-    `axe violations on ${state}`,
-  ).toEqual([]);
-}
-
 test("on the Blob inbox: sign in, see the image, download it and mark the brief handled, by keyboard", async ({
   page,
 }) => {
-  await page.goto(`${app.url}/inbox/sign-in`);
-  await tabTo(page, page.getByLabel("Email"));
-  await page.keyboard.type(OPS);
-  await page.keyboard.press("Enter");
-  await expect(page.getByRole("status")).toBeVisible();
-  await page.goto(await signInLink(smtp, OPS));
-  await tabTo(page, page.getByRole("button", { name: "Sign in" }));
-  await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(/\/inbox$/);
+  await signInByKeyboard(page, app.url, smtp, OPS);
   await expectNoViolations(page, "the list on Blob");
 
   await page.keyboard.press("j");

@@ -1,7 +1,6 @@
 import { copyFile, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import type { Locator, Page, TestInfo } from "@playwright/test";
+import type { Page, TestInfo } from "@playwright/test";
 import { FilesystemStore } from "@/lib/inbox/filesystem";
 import { makePdf } from "../support/files";
 import { LINK_SECRET } from "../support/opt-in";
@@ -10,6 +9,7 @@ import { signInLink } from "../support/ops-web";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
+import { expectNoViolations, signInByKeyboard, tabTo } from "./inbox-helpers";
 
 /**
  * The inbox on the web in real Chromium, by keyboard alone: sign in through the emailed link,
@@ -79,26 +79,6 @@ test.afterAll(async () => {
   await app?.stop();
   await smtp?.stop();
 });
-
-async function expectNoViolations(page: Page, state: string): Promise<void> {
-  // After a client-side navigation Next streams the new page's metadata a moment after its body.
-  await expect(page).toHaveTitle(/Inbox/);
-  const results = await new AxeBuilder({ page }).analyze();
-  const summary = results.violations.map(
-    (violation) =>
-      `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target).join(", ")})`,
-  );
-  expect(summary, `axe violations on ${state}`).toEqual([]);
-}
-
-/** Presses Tab until `target` has the focus, as a keyboard user would; fails if it never does. */
-async function tabTo(page: Page, target: Locator, limit = 80): Promise<void> {
-  for (let i = 0; i < limit; i++) {
-    if (await target.evaluate((element) => element === document.activeElement)) return;
-    await page.keyboard.press("Tab");
-  }
-  throw new Error(`Tab never reached ${target.toString()}`);
-}
 
 async function noWiderThanThePhone(page: Page): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -191,15 +171,7 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   page,
 }) => {
   await page.setViewportSize({ width: 1280, height: 860 });
-  await page.goto(`${app.url}/inbox/sign-in`);
-  await tabTo(page, page.getByLabel("Email"));
-  await page.keyboard.type(OPS);
-  await page.keyboard.press("Enter");
-  await expect(page.getByRole("status")).toBeVisible();
-  await page.goto(await signInLink(smtp, OPS, 2));
-  await tabTo(page, page.getByRole("button", { name: "Sign in" }));
-  await page.keyboard.press("Enter");
-  await expect(page).toHaveURL(/\/inbox$/);
+  await signInByKeyboard(page, app.url, smtp, OPS, 2);
 
   await tabTo(page, page.getByRole("link", { name: "Spam" }));
   await page.keyboard.press("Enter");
