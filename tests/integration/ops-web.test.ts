@@ -373,6 +373,16 @@ describe("the inbox on the web, on the filesystem inbox", () => {
   });
 
   it("exports the list's CSV with the ops tool's columns, formulas neutralised", async () => {
+    // An export with a search for the address erased later: the audit log must not keep it.
+    const searched = await opsFetch(
+      app,
+      "/inbox/export.csv?q=forget.me%40client.example&to=2026-10-31",
+      cookie,
+    );
+    expect(parseCsv(await searched.text()).map((row) => row[0])).toEqual([
+      "reference",
+      forget.record.reference,
+    ]);
     const response = await opsFetch(app, "/inbox/export.csv?from=2026-11-01", cookie);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");

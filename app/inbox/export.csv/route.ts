@@ -1,12 +1,5 @@
 import { apiTransportSecurityHeaders } from "@/lib/http/security-headers";
-import {
-  EXPORT_CSV_HEADER,
-  exportCsvRecord,
-  filteredBriefs,
-  filterQuery,
-  parseFilter,
-  recordAudit,
-} from "@/lib/ops";
+import { EXPORT_CSV_HEADER, exportCsvRecord, filteredBriefs, parseFilter, recordAudit } from "@/lib/ops";
 import { requireRouteSession } from "@/lib/ops-web/gate";
 import { opsErrorResponse } from "@/lib/ops-web/respond";
 
@@ -19,10 +12,13 @@ export async function GET(request: Request): Promise<Response> {
     const { services, actor } = await requireRouteSession(request, { mutation: false });
     const url = new URL(request.url);
     const filter = parseFilter(Object.fromEntries(url.searchParams));
+    // The search text may be someone's address: the log says a search was made, never its text,
+    // so erasing an address leaves nothing of it here either.
+    const { status, from, to, q } = filter;
     await recordAudit(services.store, {
       actor,
       action: "export",
-      target: filterQuery(filter).toString() || null,
+      target: { status, from, to, search: q === null ? null : "not recorded" },
     });
     const briefs = filteredBriefs(services.store, "briefs", filter, {
       onProblem: (problem) => console.warn(`[ops] export skipped: ${problem.message}`),
