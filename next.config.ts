@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { staticSecurityHeaders } from "./lib/http/security-headers";
+import { ATTACHMENT_CONTENT_SECURITY_POLICY, staticSecurityHeaders } from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
@@ -8,7 +8,18 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["busboy", "streamsearch"],
   async headers() {
     // Every path: pages, API answers, static files and 404s.
-    return [{ source: "/:path*", headers: staticSecurityHeaders(process.env.NODE_ENV === "development") }];
+    // The inbox on the web is never indexed, whatever answers there (a page, a route, a 404).
+    const noindex = [{ key: "X-Robots-Tag", value: "noindex" }];
+    return [
+      { source: "/:path*", headers: staticSecurityHeaders(process.env.NODE_ENV === "development") },
+      { source: "/inbox/:path*", headers: noindex },
+      { source: "/api/ops/:path*", headers: noindex },
+      // An attachment download runs nothing at all: the last matching entry's value wins.
+      {
+        source: "/inbox/:reference/attachment",
+        headers: [{ key: "Content-Security-Policy", value: ATTACHMENT_CONTENT_SECURITY_POLICY }],
+      },
+    ];
   },
 };
 

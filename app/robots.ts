@@ -7,7 +7,11 @@ export const dynamic = "force-dynamic";
 export default function robots(): MetadataRoute.Robots {
   const site = getConfig().siteOrigin;
   return {
-    rules: { userAgent: "*", allow: "/", disallow: ["/api/", "/contact", "/thank-you", "/newsletter"] },
+    rules: {
+      userAgent: "*",
+      allow: "/",
+      disallow: ["/api/", "/contact", "/thank-you", "/newsletter", "/inbox"],
+    },
     sitemap: `${site}/sitemap.xml`,
     host: site,
   };

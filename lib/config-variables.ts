@@ -26,6 +26,7 @@ export const VARIABLE_GROUPS = [
   "Notifications to ops",
   "Emails to visitors",
   "Human verification",
+  "The inbox on the web",
   "Scheduled jobs",
 ] as const;
 
@@ -255,6 +256,16 @@ export const VARIABLES = [
       "where Turnstile tokens are checked (`https://challenges.cloudflare.com/turnstile/v0/siteverify`), for a proxy or a test double",
     notes:
       'Where tokens are checked: unset, Cloudflare\'s siteverify (https://challenges.cloudflare.com/turnstile/v0/siteverify); or a proxy or test double in its place. Each check gets 3 s with one retry; when siteverify cannot be reached, slow or failing, requests go on recorded as "unavailable" and a warning is logged.',
+  },
+  {
+    name: "OPS_EMAILS",
+    group: "The inbox on the web",
+    default: "(none)",
+    example: "",
+    summary:
+      "the inbox on the web (`/inbox`): the addresses allowed to sign in by an emailed link, comma-separated; needs `LINK_SIGNING_SECRET`, `SMTP_URL` and `EMAIL_FROM` (see [the inbox on the web](operations.md#the-inbox-on-the-web))",
+    notes:
+      "The inbox on the web (/inbox): the comma-separated addresses allowed to sign in by an emailed link (compared lowercased; read at run time, so removing one ends its sessions on their next request). Needs LINK_SIGNING_SECRET, SMTP_URL and EMAIL_FROM: the start stops, naming what is missing. Unset: off, and every /inbox and /api/ops path answers 404 (docs/operations.md).",
   },
   {
     name: "CRON_SECRET",

@@ -239,6 +239,11 @@ export interface Config {
   acknowledgment: { replyTo: Mailbox | null } | null;
   /** `CRON_SECRET`: the bearer token scheduled jobs (`/api/cron/*`) need; `null`: they answer 404. */
   cronSecret: string | null;
+  /**
+   * The inbox on the web (`OPS_EMAILS`): the addresses allowed to sign in, lowercased. `null`: off,
+   * and every `/inbox` and `/api/ops` path answers 404.
+   */
+  ops: { emails: readonly string[] } | null;
   /** Human sentences about settings that are accepted but probably not what was meant. */
   warnings: readonly string[];
 }
@@ -328,7 +333,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // channel's other variables are filled in.
   const smtp = read(raw.SMTP_URL, smtpUrl, null);
   const from = raw.EMAIL_FROM ? parseMailbox(raw.EMAIL_FROM) : null;
-  if (raw.EMAIL_FROM && !from && (missingEmail.length === 0 || visitorEmailFeatures.length > 0)) {
+  const emailsSomeone = visitorEmailFeatures.length > 0 || Boolean(raw.OPS_EMAILS);
+  if (raw.EMAIL_FROM && !from && (missingEmail.length === 0 || emailsSomeone)) {
     problems.push(
       `EMAIL_FROM must be an address, optionally with a display name (Studio <intake@studio.example>), got "${raw.EMAIL_FROM}"`,
     );
@@ -419,6 +425,29 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  let ops: Config["ops"] = null;
+  if (raw.OPS_EMAILS) {
+    const emails = list(raw.OPS_EMAILS).map((address) => address.toLowerCase());
+    const invalid = emails.filter((address) => !isEmailAddress(address));
+    if (emails.length === 0 || invalid.length > 0) {
+      problems.push(
+        `OPS_EMAILS must be a comma-separated list of addresses${invalid.length > 0 ? `; not one: ${invalid.join(", ")}` : ""}`,
+      );
+    }
+    // Sign-in links are signed and emailed: without these the inbox could never be opened.
+    const missing = [
+      ...(linkSigningSecret === null ? ["LINK_SIGNING_SECRET (at least 32 characters)"] : []),
+      ...(raw.SMTP_URL ? [] : ["SMTP_URL"]),
+      ...(raw.EMAIL_FROM ? [] : ["EMAIL_FROM"]),
+    ];
+    if (missing.length > 0) {
+      problems.push(
+        `OPS_EMAILS turns on the inbox on the web, which emails signed sign-in links: ${missing.join(", ")} not set`,
+      );
+    }
+    ops = { emails: [...new Set(emails)] };
+  }
+
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n${problems.map((line) => `  - ${line}`).join("\n")}`);
   }
@@ -442,6 +471,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     newsletterDoubleOptIn,
     acknowledgment,
     cronSecret,
+    ops,
     warnings,
   };
 }

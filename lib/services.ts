@@ -3,6 +3,7 @@ import { type Config, getConfig } from "./config";
 import { Acknowledger } from "./contact/acknowledge";
 import { createStore, type ObjectStore } from "./inbox";
 import { LinkSigner } from "./links";
+import { createOpsServices, type OpsServices } from "./ops-web";
 import { type Channel, createChannels, SubscriberEvents } from "./notify";
 import { type Cooldowns, createCooldowns, createRateLimiters, type RateLimiters } from "./ratelimit";
 import { createVerifier, type Verifier } from "./verification";
@@ -36,6 +37,8 @@ export interface Services extends InboxServices {
   links: LinkSigner | null;
   /** Newsletter events for the webhook channel; `null` when it is not configured. */
   subscriberEvents: SubscriberEvents | null;
+  /** The inbox on the web (`OPS_EMAILS`); `null` when it is off. */
+  ops: OpsServices | null;
 }
 
 /** Logs the configuration's warnings (to stderr), then builds the store and the channels. */
@@ -70,9 +73,10 @@ export function createServices(config: Config): Services {
     );
     ipHashSalt = randomBytes(32).toString("hex");
   }
+  const limiters = createRateLimiters(config);
   return {
     ...inbox,
-    limiters: createRateLimiters(config),
+    limiters,
     verifier: createVerifier(config),
     cooldowns,
     ipHashSalt,
@@ -81,6 +85,7 @@ export function createServices(config: Config): Services {
     subscriberEvents:
       config.webhook &&
       new SubscriberEvents(config.webhook.url, config.webhook.secret, config.notifyTimeoutMs),
+    ops: createOpsServices(config, inbox.store, limiters),
   };
 }
 

@@ -244,3 +244,17 @@ function malformed(cause?: unknown): ApiError {
     cause,
   });
 }
+
+/** A JSON object, else 400 `malformed_body` (`example` shows the shape expected). */
+export function parseJsonObject(body: string, example: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ApiError("malformed_body", `The request body must be a JSON object, like ${example}.`);
+  }
+  return value as Record<string, unknown>;
+}

@@ -11,8 +11,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   cross_origin: 403,
   challenge_failed: 403,
-  not_found: 404,
   upload_unavailable: 404,
+  not_found: 404,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,
@@ -27,12 +27,12 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 /** Each code's sentence when the code alone says enough; also the examples of the OpenAPI document. */
 export const DEFAULT_MESSAGES: Record<ErrorCode, string> = {
   malformed_body: "The request body could not be read.",
-  unauthorized: "Sign in first.",
+  unauthorized: "Sign in to the inbox first.",
   cross_origin: "This form can only be sent from the site itself.",
   challenge_failed: "Please confirm you are human, then send again.",
-  not_found: "Not found.",
   upload_unavailable:
     "Uploading ahead of the form is not available on this server; attach the file to the form instead.",
+  not_found: "There is nothing here.",
   payload_too_large: "The request is too large.",
   unsupported_media_type: "The request has the wrong content type.",
   validation_failed: "Some fields need attention.",

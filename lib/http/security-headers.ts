@@ -37,6 +37,9 @@ export function contentSecurityPolicy(development = false): string {
   ].join("; ");
 }
 
+/** An attachment served by the inbox on the web: a sandbox where nothing may load or run. */
+export const ATTACHMENT_CONTENT_SECURITY_POLICY = "sandbox; default-src 'none'";
+
 /** The headers that do not depend on the configuration. */
 export function staticSecurityHeaders(development = false): { key: string; value: string }[] {
   return [

@@ -1,4 +1,5 @@
-import { ApiError, validationFailed } from "../http/errors";
+import { parseJsonObject } from "../http/body";
+import { validationFailed } from "../http/errors";
 import { linkTokenSchema, newsletterSchema, type Subscription } from "../schemas/newsletter";
 import { fieldMessages } from "../schemas/text";
 
@@ -41,20 +42,6 @@ export const LINK_BODY_LIMIT = 4 * 1024;
  */
 export function parseTokenRequest(body: string): string | undefined {
   return linkTokenSchema.safeParse(parseJsonObject(body, '{"token": "…"}')).data?.token;
-}
-
-/** A JSON object, else 400 `malformed_body` (`example` shows the shape expected). */
-function parseJsonObject(body: string, example: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new ApiError("malformed_body", "The request body is not valid JSON.", { cause: error });
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ApiError("malformed_body", `The request body must be a JSON object, like ${example}.`);
-  }
-  return value as Record<string, unknown>;
 }
 
 /** The confirmation page's form posted without JavaScript: its hidden `token` field. */

@@ -22,6 +22,7 @@ import { briefSchema } from "../schemas/brief";
 import { linkTokenSchema, newsletterSchema } from "../schemas/newsletter";
 import { uploadTokenRequestSchema } from "../schemas/staged-upload";
 import { TOKEN_FIELD } from "../verification";
+import { OPS_OPERATIONS } from "./ops-operations";
 import { named, type OperationSpec, type Tag } from "./types";
 
 /**
@@ -34,6 +35,11 @@ import { named, type OperationSpec, type Tag } from "./types";
 export const TAGS: Tag[] = [
   { name: "Contact", description: "Project briefs sent from the contact form, with an optional file." },
   { name: "Newsletter", description: "Subscribing, confirming (double opt-in) and unsubscribing." },
+  {
+    name: "Ops",
+    description:
+      "The inbox on the web, for ops: signing in by an emailed link, and handling briefs. Off unless `OPS_EMAILS` is set.",
+  },
   { name: "Jobs", description: "Scheduled maintenance, for a scheduler that can only call a URL." },
   { name: "Site", description: "What the prerendered pages and the operators ask the service at run time." },
 ];
@@ -341,4 +347,5 @@ export const OPERATIONS: OperationSpec[] = [
       not_found: "`CRON_SECRET` is not set: the job is off.",
     },
   },
+  ...OPS_OPERATIONS,
 ];

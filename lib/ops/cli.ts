@@ -1,11 +1,14 @@
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { ConfigError } from "../config";
 import { StoreUnavailableError } from "../inbox";
 import { describeFailure } from "../notify";
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from "../newsletter/subscribers";
 import { parseReference } from "../reference";
 import { COMMANDS, type CommandContext, type Output } from "./commands";
+import { AUDIT_PAGE_SIZE } from "./audit";
 import { OpsError, UsageError } from "./errors";
+import { BRIEF_STATUSES, type BriefStatus, isBriefStatus, noteProblem } from "./state";
 
 export { type Output } from "./commands";
 
@@ -34,10 +37,20 @@ Commands:
       (never one that was sent, nor one held back by the 10-minute window or verification).
   spam [--since YYYY-MM-DD] [--json]
       What the honeypot caught, as list shows briefs.
+  status <reference> new|handled|archived [--by NAME]
+      Sets a brief's status (state.json beside brief.json, written with a conditional write).
+  note <reference> "<text>" [--by NAME]
+      Adds a note to a brief.
+  erase <address> [--confirm <address>] [--by NAME]
+      Shows how many briefs, spam entries and subscriber records come from the address; with
+      --confirm and the same address typed again, removes every file of them (right to erasure).
+  audit [--limit N] [--json]
+      The audit log, newest first (sign-ins, downloads, exports, status, notes, erasures...).
   gc [--dry-run]
       Removes files uploaded ahead of a form (Blob inbox, staging/) that no brief claimed within
       an hour. --dry-run only lists them.
 
+status, note and erase are recorded in the audit log as --by, else as ops-tool:<your user name>.
 A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).
 Exit status: 0 done; 1 failed (not found, damaged file, a delivery still failing, unreadable
 records, the inbox unreachable); 2 wrong usage.
@@ -46,6 +59,7 @@ records, the inbox unreachable); 2 wrong usage.
 type OptionSpec = Record<string, { type: "string" | "boolean" }>;
 
 const SINCE = { since: { type: "string" } } as const;
+const BY = { by: { type: "string" } } as const;
 
 const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, number] }> = {
   list: { options: { ...SINCE, json: { type: "boolean" } }, positionals: [0, 0] },
@@ -65,6 +79,17 @@ const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, numbe
     positionals: [0, 1],
   },
   gc: { options: { "dry-run": { type: "boolean" } }, positionals: [0, 0] },
+  status: { options: { ...BY }, positionals: [2, 2] },
+  note: { options: { ...BY }, positionals: [2, 2] },
+  erase: { options: { ...BY, confirm: { type: "string" } }, positionals: [1, 1] },
+  audit: { options: { limit: { type: "string" }, json: { type: "boolean" } }, positionals: [0, 0] },
+};
+
+/** What to say when a command's arguments are missing, where "a reference" would not say it all. */
+const MISSING_ARGUMENTS: Record<string, string> = {
+  status: "status takes a brief reference and new, handled or archived",
+  note: "note takes a brief reference and the note's text",
+  erase: "erase takes an email address",
 };
 
 /** What a command was asked, checked: values are only those the command can use. */
@@ -83,6 +108,17 @@ export interface Invocation {
   dryRun: boolean;
   /** `subscribers`: which to show; `confirmed` unless asked. */
   status: SubscriberStatus | "all";
+  /** `status`: the brief's new status. */
+  briefStatus: BriefStatus | null;
+  /** `note`: its text. */
+  text: string | null;
+  /** `erase`: the address, and the same typed again to go ahead. */
+  address: string | null;
+  confirm: string | null;
+  /** Who the audit log names for a change; `null`: the tool's user. */
+  by: string | null;
+  /** `audit`: how many entries. */
+  limit: number;
 }
 
 /** `YYYY-MM-DD` that is a real calendar day. */
@@ -127,7 +163,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
 
   let reference: string | null = null;
   const typed = positionals[0];
-  if (typed !== undefined) {
+  if (typed !== undefined && command !== "erase") {
     reference = parseReference(typed);
     if (reference === null) {
       throw new UsageError(
@@ -142,7 +178,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     if (reference !== null && text("since") !== null)
       throw new UsageError("--since goes with redeliver --failed");
   } else if (positionals.length < min) {
-    throw new UsageError(`${command}: a brief reference is required`);
+    throw new UsageError(MISSING_ARGUMENTS[command] ?? `${command}: a brief reference is required`);
   }
 
   const format = text("format");
@@ -155,6 +191,30 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
   const status = text("status") ?? "confirmed";
   if (status !== "all" && !SUBSCRIBER_STATUSES.includes(status as SubscriberStatus)) {
     throw new UsageError(`--status takes ${SUBSCRIBER_STATUSES.join(", ")} or all, got "${status}"`);
+  }
+  const second = positionals[1] ?? null;
+  let briefStatus: BriefStatus | null = null;
+  if (command === "status") {
+    if (!isBriefStatus(second)) {
+      throw new UsageError(`status takes ${BRIEF_STATUSES.join(", ")}, got "${second ?? ""}"`);
+    }
+    briefStatus = second;
+  }
+  if (command === "note" && second !== null) {
+    const problem = noteProblem(second);
+    if (problem) throw new UsageError(`note: ${problem}`);
+  }
+  const address = command === "erase" ? (positionals[0] ?? "").trim() : null;
+  if (address !== null && !z.email().safeParse(address).success) {
+    throw new UsageError(`erase takes an email address, got "${address}"`);
+  }
+  const limitText = text("limit");
+  if (limitText !== null && !/^[1-9]\d{0,5}$/.test(limitText)) {
+    throw new UsageError(`--limit takes a whole number from 1 to 999999, got "${limitText}"`);
+  }
+  const by = text("by");
+  if (by !== null && (by.trim() === "" || /[\u0000-\u001f\u007f]/.test(by))) {
+    throw new UsageError("--by takes a name or an address");
   }
   const out = text("out");
   if (out === "") throw new UsageError("--out needs a path");
@@ -173,6 +233,12 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     acknowledgment: flag("acknowledgment"),
     dryRun: flag("dry-run"),
     status: status as SubscriberStatus | "all",
+    briefStatus,
+    text: command === "note" ? second : null,
+    address,
+    confirm: text("confirm"),
+    by: by === null ? null : by.trim(),
+    limit: limitText === null ? AUDIT_PAGE_SIZE : Number(limitText),
   };
 }
 

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
 import { stat, unlink, writeFile } from "node:fs/promises";
+import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { cleanFileName } from "../attachments";
@@ -10,12 +11,13 @@ import type { Folder } from "../inbox";
 import { SUBSCRIBER_STATUSES, type SubscriberRecord } from "../newsletter/subscribers";
 import { attachmentFileName, CHANNEL_NAMES } from "../notify";
 import type { InboxServices } from "../services";
+import { auditTargetText, readAudit, recordAudit } from "./audit";
 import type { Invocation } from "./cli";
-import { csvRecord } from "./csv";
+import { erase, planErase } from "./erase";
+import { csvRecord, EXPORT_CSV_HEADER, exportCsvRecord } from "./csv";
 import { type InboxRecordError, OpsError } from "./errors";
 import {
   briefDetails,
-  EXPORT_COLUMNS,
   exportRow,
   printable,
   SUBSCRIBER_COLUMNS,
@@ -24,10 +26,12 @@ import {
   subscriberTableRow,
   tableHeader,
   tableRow,
+  utcTime,
 } from "./format";
 import { findBrief, readAttachment, readBriefs, readSubscribers } from "./reader";
 import type { StoredBrief } from "./records";
 import { needsRedelivery, type RedeliveryResult, redeliverBrief, stillFailing } from "./redeliver";
+import { addNote, setStatus } from "./state";
 
 /** Where the tool writes, and how it builds the inbox's services (only once the command line is valid). */
 export interface Output {
@@ -79,9 +83,9 @@ function inboxName(context: CommandContext): string {
     : "the Vercel Blob inbox";
 }
 
-/** A brief as JSON: the stored record, where it is, and its delivery record (`null`: none). */
+/** A brief as JSON: the stored record, where it is, its delivery record (`null`: none) and its state. */
 function briefJson(brief: StoredBrief) {
-  return { ...brief.record, folder: brief.folder, delivery: brief.delivery };
+  return { ...brief.record, folder: brief.folder, delivery: brief.delivery, state: brief.state };
 }
 
 async function listBriefs(kind: Folder, invocation: Invocation, context: CommandContext): Promise<number> {
@@ -196,17 +200,16 @@ async function exportBriefs(invocation: Invocation, context: CommandContext): Pr
     );
   let count = 0;
   try {
-    await write(target.stream, csv ? csvRecord(EXPORT_COLUMNS) : "[");
+    await write(target.stream, csv ? EXPORT_CSV_HEADER : "[");
     const briefs = readBriefs(context.store, "briefs", {
       since: invocation.since ?? undefined,
       onProblem: problems.report,
       now: context.now(),
     });
     for await (const brief of briefs) {
-      const row = exportRow(brief);
       const line = csv
-        ? csvRecord(EXPORT_COLUMNS.map((column) => row[column]))
-        : `${count === 0 ? "\n" : ",\n"}${JSON.stringify(row)}`;
+        ? exportCsvRecord(brief)
+        : `${count === 0 ? "\n" : ",\n"}${JSON.stringify(exportRow(brief))}`;
       await write(target.stream, line);
       count++;
       if (count % PROGRESS_EVERY === 0) progress(count);
@@ -347,6 +350,97 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
   return 0;
 }
 
+/** Who the audit log names for a change made with the tool. */
+function actor(invocation: Invocation): string {
+  if (invocation.by !== null) return invocation.by;
+  let user = "unknown";
+  try {
+    user = userInfo().username;
+  } catch {
+    // no user name on this system: "unknown" says so
+  }
+  return `ops-tool:${user}`;
+}
+
+async function setBriefStatus(invocation: Invocation, context: CommandContext): Promise<number> {
+  const brief = await requireBrief(context, invocation.reference);
+  const status = invocation.briefStatus ?? "new";
+  const by = actor(invocation);
+  const now = context.now();
+  const before = brief.state.status;
+  await setStatus(context.store, brief.folder, status, by, now);
+  await recordAudit(
+    context.store,
+    { actor: by, action: "status", target: { reference: brief.record.reference, status } },
+    now,
+  );
+  await write(
+    context.stdout,
+    before === status
+      ? `${brief.record.reference} was already ${status}.\n`
+      : `${brief.record.reference}: ${before} -> ${status}\n`,
+  );
+  return 0;
+}
+
+async function note(invocation: Invocation, context: CommandContext): Promise<number> {
+  const brief = await requireBrief(context, invocation.reference);
+  const by = actor(invocation);
+  const now = context.now();
+  const state = await addNote(context.store, brief.folder, invocation.text ?? "", by, now);
+  await recordAudit(context.store, { actor: by, action: "note", target: brief.record.reference }, now);
+  await write(context.stdout, `Note added to ${brief.record.reference} (${state.notes.length} in all).\n`);
+  return 0;
+}
+
+async function eraseAddress(invocation: Invocation, context: CommandContext): Promise<number> {
+  const address = invocation.address ?? "";
+  const problems = problemReporter(context.stderr);
+  const plan = await planErase(context.store, address, { now: context.now(), onProblem: problems.report });
+  const counts =
+    `${plan.briefs.length} ${plan.briefs.length === 1 ? "brief" : "briefs"}, ` +
+    `${plan.spam.length} spam ${plan.spam.length === 1 ? "entry" : "entries"}, ` +
+    `${plan.subscriber ? 1 : 0} subscriber record${plan.subscriber ? "" : "s"}`;
+  if (invocation.confirm === null) {
+    await write(
+      context.stdout,
+      `${printable(address)}: ${counts}. Nothing was removed; run again with --confirm ${printable(address)} to erase them.\n`,
+    );
+    return problems.count > 0 ? 1 : 0;
+  }
+  if (invocation.confirm.trim().toLowerCase() !== address.toLowerCase()) {
+    throw new OpsError("--confirm does not repeat the address; nothing was removed");
+  }
+  const result = await erase(context.store, plan);
+  await recordAudit(
+    context.store,
+    { actor: actor(invocation), action: "erase", target: { ...result } },
+    context.now(),
+  );
+  await write(context.stdout, `Erased ${counts} of ${printable(address)}.\n`);
+  return problems.count > 0 ? 1 : 0;
+}
+
+async function audit(invocation: Invocation, context: CommandContext): Promise<number> {
+  const problems = problemReporter(context.stderr);
+  const entries = await readAudit(context.store, { limit: invocation.limit, onProblem: problems.report });
+  if (invocation.json) {
+    await write(context.stdout, `${JSON.stringify(entries, null, 2)}\n`);
+  } else {
+    for (const entry of entries) {
+      await write(
+        context.stdout,
+        `${utcTime(entry.at, true)}  ${printable(entry.action).padEnd(10)}  ${printable(entry.actor)}  ${printable(auditTargetText(entry.target))}\n`,
+      );
+    }
+    await write(
+      context.stdout,
+      `\n${entries.length} ${entries.length === 1 ? "entry" : "entries"}, newest first\n`,
+    );
+  }
+  return problems.count > 0 ? 1 : 0;
+}
+
 export const COMMANDS = {
   list: (invocation: Invocation, context: CommandContext) => listBriefs("briefs", invocation, context),
   spam: (invocation: Invocation, context: CommandContext) => listBriefs("spam", invocation, context),
@@ -356,4 +450,8 @@ export const COMMANDS = {
   subscribers,
   redeliver,
   gc,
+  status: setBriefStatus,
+  note,
+  erase: eraseAddress,
+  audit,
 } satisfies Record<string, (invocation: Invocation, context: CommandContext) => Promise<number>>;

@@ -79,6 +79,7 @@ const COLUMNS: { title: string; width: number; cell: (brief: StoredBrief) => str
   { title: "TIMELINE", width: 19, cell: (brief) => timelineLabel(brief.record.timeline) },
   { title: "ATTACHMENT", width: 30, cell: (brief) => attachmentCell(brief, 30) },
   { title: "HUMAN CHECK", width: 11, cell: (brief) => brief.record.verification },
+  { title: "STATUS", width: 8, cell: (brief) => brief.state.status },
   { title: "DELIVERY", width: 0, cell: deliveryStatus },
 ];
 
@@ -185,7 +186,7 @@ export function briefDetails(brief: StoredBrief): string {
   } else {
     lines.push(field("Attachment", "none"));
   }
-  lines.push("", ...deliveryDetails(brief), "");
+  lines.push("", ...deliveryDetails(brief), "", ...stateDetails(brief), "");
   lines.push(
     "Client",
     field("IP hash", record.client.ipHash ?? "—", "  "),
@@ -193,6 +194,18 @@ export function briefDetails(brief: StoredBrief): string {
     field("Origin", record.client.origin ?? "—", "  "),
   );
   return `${lines.join("\n")}\n`;
+}
+
+function stateDetails(brief: StoredBrief): string[] {
+  const { status, notes } = brief.state;
+  const lines = [field("Status", status)];
+  if (notes.length === 0) return [...lines, field("Notes", "none")];
+  lines.push("Notes");
+  for (const note of notes) {
+    lines.push(`  ${utcTime(note.at)} UTC  ${printable(note.by)}`);
+    lines.push(...wrap(note.text, 72).map((line) => (line === "" ? "" : `    ${line}`)));
+  }
+  return lines;
 }
 
 function deliveryDetails(brief: StoredBrief): string[] {
@@ -233,6 +246,7 @@ export interface ExportRow {
   attachmentSha256: string | null;
   verification: string;
   delivery: string;
+  status: string;
 }
 
 export const EXPORT_COLUMNS: readonly (keyof ExportRow)[] = [
@@ -252,6 +266,7 @@ export const EXPORT_COLUMNS: readonly (keyof ExportRow)[] = [
   "attachmentSha256",
   "verification",
   "delivery",
+  "status",
 ];
 
 /** Options as their labels (what ops read on the form), delivery as in the table. */
@@ -274,6 +289,7 @@ export function exportRow(brief: StoredBrief): ExportRow {
     attachmentSha256: record.attachment?.sha256 ?? null,
     verification: record.verification,
     delivery: deliveryStatus(brief),
+    status: brief.state.status,
   };
 }
 

@@ -4,6 +4,7 @@ import type { SubscriberRecord } from "../newsletter/subscribers";
 import type { Delivery } from "../notify";
 import { InboxRecordError, OpsError } from "./errors";
 import { parseBriefRecord, parseDelivery, parseSubscriber, type StoredBrief } from "./records";
+import { NEW_STATE, parseState } from "./state";
 
 /** `briefs/YYYY/MM/DD/<reference>/<file>` (or `spam/...`): the layout `saveBrief` writes. */
 const BRIEF_OBJECT = /^(briefs|spam)\/(\d{4})\/(\d{2})\/(\d{2})\/([^/]+)\/([^/]+)$/;
@@ -21,18 +22,33 @@ export interface ReadBriefsOptions {
   now?: Date;
 }
 
-interface BriefFolder {
+export interface BriefFolder {
   folder: string;
   reference: string;
   /** `YYYY-MM-DD`, from the path. */
   day: string;
   hasBrief: boolean;
   hasDelivery: boolean;
+  hasState: boolean;
+  /**
+   * What the listing says of the files a summary is made from (`brief.json`, `state.json`,
+   * `delivery.json`: name, size, time): any write to one of them changes it.
+   */
+  fingerprint: string;
 }
 
+/** The files whose content a brief's summary (and its place in the list) depends on. */
+const SUMMARISED_FILES = new Set(["brief.json", "state.json", "delivery.json"]);
+
 /** Months are counted as `year * 12 + month - 1`, so that stepping back one is `- 1`. */
-function monthNumber(year: number, month: number): number {
+export function monthNumber(year: number, month: number): number {
   return year * 12 + month - 1;
+}
+
+/** `YYYY/MM` of a month number. */
+export function monthPath(month: number): string {
+  const year = Math.floor(month / 12);
+  return `${String(year).padStart(4, "0")}/${String((month % 12) + 1).padStart(2, "0")}`;
 }
 
 function monthPrefix(kind: Folder, month: number): string {
@@ -61,7 +77,7 @@ async function oldestMonth(store: ObjectStore, kind: Folder): Promise<number | n
  * briefs dated ahead of this machine's clock are not missed; down to the oldest brief's month, or
  * the month of `since`. An empty month costs one listing that finds nothing.
  */
-async function monthRange(
+export async function monthRange(
   store: ObjectStore,
   kind: Folder,
   now: Date,
@@ -77,7 +93,7 @@ async function monthRange(
 }
 
 /** One month's brief folders, newest day first (one listing of the month's prefix). */
-async function listMonth(store: ObjectStore, kind: Folder, month: number): Promise<BriefFolder[][]> {
+export async function listMonth(store: ObjectStore, kind: Folder, month: number): Promise<BriefFolder[][]> {
   const folders = new Map<string, BriefFolder>();
   for await (const info of store.list(monthPrefix(kind, month))) {
     const match = BRIEF_OBJECT.exec(info.path);
@@ -86,11 +102,23 @@ async function listMonth(store: ObjectStore, kind: Folder, month: number): Promi
     const folder = info.path.slice(0, info.path.lastIndexOf("/"));
     let entry = folders.get(folder);
     if (!entry) {
-      entry = { folder, reference, day: `${year}-${mm}-${dd}`, hasBrief: false, hasDelivery: false };
+      entry = {
+        folder,
+        reference,
+        day: `${year}-${mm}-${dd}`,
+        hasBrief: false,
+        hasDelivery: false,
+        hasState: false,
+        fingerprint: "",
+      };
       folders.set(folder, entry);
     }
     if (file === "brief.json") entry.hasBrief = true;
     if (file === "delivery.json") entry.hasDelivery = true;
+    if (file === "state.json") entry.hasState = true;
+    if (file && SUMMARISED_FILES.has(file)) {
+      entry.fingerprint += `${file}:${info.size}:${info.uploadedAt.getTime()};`;
+    }
   }
   // A folder without brief.json is a save that never reached its commit point: not a brief.
   const days = new Map<string, BriefFolder[]>();
@@ -100,7 +128,7 @@ async function listMonth(store: ObjectStore, kind: Folder, month: number): Promi
   return [...days.entries()].sort(([a], [b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([, list]) => list);
 }
 
-async function readBrief(
+export async function readBrief(
   store: ObjectStore,
   kind: Folder,
   entry: BriefFolder,
@@ -120,11 +148,17 @@ async function readBrief(
   if (record.reference !== entry.reference) {
     throw new InboxRecordError(`${path} holds brief ${record.reference}, not ${entry.reference}`);
   }
-  return { kind, folder: entry.folder, record, delivery };
+  let state = NEW_STATE;
+  if (entry.hasState) {
+    const statePath = `${entry.folder}/state.json`;
+    const stateBytes = await store.get(statePath);
+    if (stateBytes !== null) state = parseState(statePath, stateBytes);
+  }
+  return { kind, folder: entry.folder, record, delivery, state };
 }
 
 /** Runs `work` over `items`, at most `limit` at once, keeping the order. */
-async function mapLimit<T, R>(
+export async function mapLimit<T, R>(
   items: readonly T[],
   limit: number,
   work: (item: T) => Promise<R>,
@@ -239,4 +273,67 @@ export async function readSubscribers(
   return records
     .filter((record) => record !== null)
     .sort((a, b) => (a.subscribedAt < b.subscribedAt ? 1 : a.subscribedAt > b.subscribedAt ? -1 : 0));
+}
+
+/**
+ * The attached file as a stream, for a download: never whole in memory. Refused before the first
+ * byte when it is missing or its stored size is not `brief.json`'s; checked against the SHA-256 as
+ * it streams, so a damaged file ends in an error (a broken download), never a complete wrong one.
+ */
+export async function openAttachment(
+  store: ObjectStore,
+  brief: StoredBrief,
+): Promise<ReadableStream<Uint8Array>> {
+  const { attachment, reference } = brief.record;
+  if (!attachment) throw new OpsError(`Brief ${reference} has no attachment.`);
+  const path = `${brief.folder}/${attachment.filename}`;
+  const stream = await store.getStream(path, { maxBytes: attachment.size });
+  if (stream === null) throw new OpsError(`The attachment of brief ${reference} is missing: no ${path}.`);
+  if (stream.size !== attachment.size) {
+    await stream.body.cancel().catch(() => {});
+    throw new OpsError(
+      `The attachment of brief ${reference} does not match brief.json: ${path} has ${stream.size} bytes.`,
+    );
+  }
+  const hash = createHash("sha256");
+  return stream.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        hash.update(chunk);
+        controller.enqueue(chunk);
+      },
+      flush(controller) {
+        if (hash.digest("hex") !== attachment.sha256) {
+          controller.error(new OpsError(`The attachment of brief ${reference} does not match its SHA-256.`));
+        }
+      },
+    }),
+  );
+}
+
+/** At most the first `maxBytes` of the attached file (a preview), and whether there was more. */
+export async function attachmentStart(
+  store: ObjectStore,
+  brief: StoredBrief,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; more: boolean } | null> {
+  const { attachment } = brief.record;
+  if (!attachment) return null;
+  const stream = await store.getStream(`${brief.folder}/${attachment.filename}`);
+  if (stream === null) return null;
+  const reader = stream.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  try {
+    while (length < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      length += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = Buffer.concat(chunks).subarray(0, maxBytes);
+  return { bytes, more: attachment.size > bytes.byteLength };
 }

@@ -5,6 +5,7 @@ import { InboxRecordError } from "./errors";
 import { parseRecord } from "../newsletter/subscribers";
 import type { SubscriberRecord } from "../newsletter/subscribers";
 import { VERIFICATIONS } from "../verification";
+import type { BriefState } from "./state";
 
 /**
  * A record's human check. One written before verification existed has none: no check was
@@ -21,6 +22,8 @@ export interface StoredBrief {
   record: BriefRecord;
   /** `delivery.json`; `null` when there is none (notifications never recorded, or spam). */
   delivery: Delivery | null;
+  /** `state.json`: status and notes (a brief without one is `new`). */
+  state: BriefState;
 }
 
 const nullableText = z.string().nullable();
@@ -59,7 +62,7 @@ const briefRecordSchema = z.object({
 const outcomeSchema = z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() });
 const acknowledgmentSchema = outcomeSchema.extend({ suppressed: z.literal(true).optional() });
 
-function parseJson(path: string, bytes: Uint8Array): unknown {
+export function parseJson(path: string, bytes: Uint8Array): unknown {
   try {
     return JSON.parse(Buffer.from(bytes).toString("utf8"));
   } catch {
@@ -67,7 +70,7 @@ function parseJson(path: string, bytes: Uint8Array): unknown {
   }
 }
 
-function check<T>(path: string, schema: z.ZodType<T>, value: unknown, what: string): T {
+export function check<T>(path: string, schema: z.ZodType<T>, value: unknown, what: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

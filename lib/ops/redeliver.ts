@@ -1,5 +1,6 @@
-import type { AttachmentUpload } from "../inbox";
+import type { AttachmentUpload, ObjectStore } from "../inbox";
 import {
+  type BriefNotice,
   CHANNEL_NAMES,
   type ChannelName,
   type Delivery,
@@ -117,6 +118,24 @@ export function planRedelivery(
 }
 
 /**
+ * What the channels are told about a stored brief: the file is read (and checked against
+ * `brief.json`) only when the email, which carries it, is among `channels`; the webhook names it
+ * by its checksum. Throws when the file is missing or damaged.
+ */
+export async function noticeFor(
+  store: ObjectStore,
+  brief: StoredBrief,
+  channels: readonly ChannelName[],
+): Promise<BriefNotice> {
+  const { record } = brief;
+  let attachment: AttachmentUpload | null = null;
+  if (record.attachment && channels.includes("email")) {
+    attachment = { record: record.attachment, chunks: [await readAttachment(store, brief)] };
+  }
+  return { record, attachment, folder: brief.folder };
+}
+
+/**
  * Sends a stored brief again through the channels that need it, with the app's own channels and
  * `NOTIFY_TIMEOUT_MS`, and records the new outcomes in `delivery.json` (the others are kept).
  * Honeypot catches are refused by the caller and never reach this. Never throws for a channel
@@ -151,23 +170,15 @@ export async function redeliverBrief(
     return result;
   }
 
-  let attachment: AttachmentUpload | null = null;
-  // Only the email carries the file; the webhook names it by its checksum.
-  if (record.attachment && plan.retry.includes("email")) {
-    try {
-      attachment = { record: record.attachment, chunks: [await readAttachment(store, brief)] };
-    } catch (error) {
-      result.error = `not sent: ${describeFailure(error)}`;
-      return result;
-    }
+  let notice: BriefNotice;
+  try {
+    notice = await noticeFor(store, brief, plan.retry);
+  } catch (error) {
+    result.error = `not sent: ${describeFailure(error)}`;
+    return result;
   }
   const retried = channels.filter((channel) => plan.retry.includes(channel.name));
-  result.attempted = await fanOut(
-    retried,
-    { record, attachment, folder: brief.folder },
-    config.notifyTimeoutMs,
-    acknowledger,
-  );
+  result.attempted = await fanOut(retried, notice, config.notifyTimeoutMs, acknowledger);
 
   // The acknowledgment's outcome is kept as it was unless it was sent again.
   const acknowledgment = result.attempted.acknowledgment ?? brief.delivery?.acknowledgment;

@@ -1,4 +1,4 @@
-import type { Config } from "../config";
+import type { Config, RateLimitRule } from "../config";
 import { describeWait } from "../format";
 import { ApiError } from "../http/errors";
 import { MemoryCooldown, UpstashCooldown } from "./cooldown";
@@ -13,7 +13,14 @@ export type { Cooldown, CooldownClaim, RateLimitDecision, RateLimiter } from "./
  * `confirm` the newsletter's confirmation posts (under `NEWSLETTER_RATE_LIMIT`'s rule, a budget of
  * their own). Unsubscribing has none: the signed link is the authority, and mail providers post it.
  */
-export type RateLimitPolicy = "contact" | "newsletter" | "confirm" | "upload";
+export type RateLimitPolicy =
+  "contact" | "newsletter" | "confirm" | "upload" | "opsSignInAddress" | "opsSignInClient";
+
+/**
+ * The inbox's sign-in requests: at most 5 per 15 minutes for one address (lowercased) and, apart,
+ * for one client address, so nobody can flood an ops mailbox nor try addresses in bulk.
+ */
+export const OPS_SIGN_IN_RULE: RateLimitRule = { limit: 5, windowMs: 15 * 60_000, source: "5/15m" };
 
 export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
 
@@ -28,6 +35,8 @@ export function createRateLimiters(config: Config): RateLimiters {
       newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter, options),
       confirm: new UpstashRateLimiter(redis, "newsletter-confirm", config.rateLimits.newsletter, options),
       upload: new UpstashRateLimiter(redis, "upload", config.rateLimits.upload, options),
+      opsSignInAddress: new UpstashRateLimiter(redis, "ops-sign-in-address", OPS_SIGN_IN_RULE, options),
+      opsSignInClient: new UpstashRateLimiter(redis, "ops-sign-in-client", OPS_SIGN_IN_RULE, options),
     };
   }
   return {
@@ -35,6 +44,8 @@ export function createRateLimiters(config: Config): RateLimiters {
     newsletter: new MemoryRateLimiter(config.rateLimits.newsletter),
     confirm: new MemoryRateLimiter(config.rateLimits.newsletter),
     upload: new MemoryRateLimiter(config.rateLimits.upload),
+    opsSignInAddress: new MemoryRateLimiter(OPS_SIGN_IN_RULE),
+    opsSignInClient: new MemoryRateLimiter(OPS_SIGN_IN_RULE),
   };
 }
 

@@ -14,7 +14,7 @@ export const VERIFICATIONS: readonly Verification[] = ["passed", "unavailable", 
  * What a token was issued for: the widget is rendered with the action, siteverify reports it back,
  * and a token for one form is refused by another.
  */
-export type VerificationAction = "contact" | "newsletter" | "upload";
+export type VerificationAction = "contact" | "newsletter" | "upload" | "ops-sign-in";
 
 export interface VerificationRequest {
   /** The widget's token as the client sent it; `null` when it sent none. */

@@ -8,6 +8,7 @@ export {
   type NewsletterConfirmationProps,
   newsletterConfirmationSubject,
 } from "./emails/newsletter-confirmation";
+export { OpsSignInEmail, type OpsSignInProps, opsSignInSubject } from "./emails/ops-sign-in";
 export { SITE_NAME, VisitorEmailLayout } from "./layout";
 export { EmailUnavailableError, VisitorMailer, type VisitorMessage } from "./mailer";
 export { renderEmail, type RenderedEmail } from "./render";

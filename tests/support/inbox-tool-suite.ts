@@ -42,6 +42,9 @@ function rowOf(stdout: string, reference: string): string {
   return lines(stdout).find((line) => line.startsWith(reference)) ?? "";
 }
 
+/** The state of a brief nobody has handled yet: no state.json. */
+const NEW = { status: "new", notes: [], history: [] };
+
 const EXPORT_HEADER = [
   "reference",
   "receivedAt",
@@ -59,6 +62,7 @@ const EXPORT_HEADER = [
   "attachmentSha256",
   "verification",
   "delivery",
+  "status",
 ];
 
 /**
@@ -121,7 +125,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(result.code).toBe(0);
         const [header] = lines(result.stdout);
         expect(header).toMatch(
-          /^REFERENCE\s+RECEIVED \(UTC\)\s+NAME\s+COMPANY\s+PROJECT TYPE\s+BUDGET\s+TIMELINE\s+ATTACHMENT\s+HUMAN CHECK\s+DELIVERY$/,
+          /^REFERENCE\s+RECEIVED \(UTC\)\s+NAME\s+COMPANY\s+PROJECT TYPE\s+BUDGET\s+TIMELINE\s+ATTACHMENT\s+HUMAN CHECK\s+STATUS\s+DELIVERY$/,
         );
         expect(tableReferences(result.stdout)).toEqual(
           [a, b, c, d, e].map((brief) => brief.record.reference),
@@ -135,9 +139,9 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(rowA).toContain("$50k-$100k");
         expect(rowA).toContain("3-6 months");
         expect(rowA).toContain(`Brief – Q1.pdf (${pdf.byteLength} bytes)`);
-        expect(rowA).toMatch(/\spassed\s+webhook ✓ email ✗$/);
-        expect(rowOf(result.stdout, b.record.reference)).toMatch(/—\s+unavailable\s+none configured$/);
-        expect(rowOf(result.stdout, c.record.reference)).toMatch(/—\s+off\s+pending$/);
+        expect(rowA).toMatch(/\spassed\s+new\s+webhook ✓ email ✗$/);
+        expect(rowOf(result.stdout, b.record.reference)).toMatch(/—\s+unavailable\s+new\s+none configured$/);
+        expect(rowOf(result.stdout, c.record.reference)).toMatch(/—\s+off\s+new\s+pending$/);
         const rowD = rowOf(result.stdout, d.record.reference);
         expect(rowD).toContain("Grace Brewster Murray…");
         expect(rowD).toMatch(/…\s+—\s+AI system/);
@@ -165,8 +169,9 @@ export function describeInboxTool(backend: InboxBackend): void {
             ...newer.record,
             folder: newer.folder,
             delivery: { webhook: { ok: false, at: "2025-06-03T10:00:05.000Z", error: "answered HTTP 500" } },
+            state: NEW,
           },
-          { ...older.record, folder: older.folder, delivery: null },
+          { ...older.record, folder: older.folder, delivery: null, state: NEW },
         ]);
         expect(newer.folder).toBe(`briefs/2025/06/03/${newer.record.reference}`);
       });
@@ -289,7 +294,12 @@ export function describeInboxTool(backend: InboxBackend): void {
         const brief = await storeBrief(store, { receivedAt: "2025-04-02T10:00:00.000Z" });
         const result = await run(["show", brief.record.reference.toLowerCase(), "--json"]);
         expect(result.code).toBe(0);
-        expect(JSON.parse(result.stdout)).toEqual({ ...brief.record, folder: brief.folder, delivery: null });
+        expect(JSON.parse(result.stdout)).toEqual({
+          ...brief.record,
+          folder: brief.folder,
+          delivery: null,
+          state: NEW,
+        });
       });
 
       it("finds a honeypot catch too, and says so", async () => {

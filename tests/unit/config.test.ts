@@ -37,6 +37,7 @@ const DEFAULTS = {
   newsletterDoubleOptIn: false,
   acknowledgment: null,
   cronSecret: null,
+  ops: null,
   warnings: [],
 };
 
@@ -573,5 +574,54 @@ describe("CRON_SECRET", () => {
     expect(configError({ CRON_SECRET: "0123456789abcde" }).message).toMatch(
       /CRON_SECRET must be at least 16/,
     );
+  });
+});
+
+describe("OPS_EMAILS: the inbox on the web", () => {
+  const NEEDS = {
+    LINK_SIGNING_SECRET: "a-link-signing-secret-of-32-chars-or-more",
+    SMTP_URL: "smtp://user:pass@mail.example:587",
+    EMAIL_FROM: "Studio <intake@studio.example>",
+  };
+
+  it("lists the addresses lowercased, once each; EMAIL_TO is not needed", () => {
+    const config = parseConfig({
+      ...NEEDS,
+      OPS_EMAILS: " Founder@Studio.example, producer@studio.example,founder@studio.EXAMPLE ",
+    });
+    expect(config.ops).toEqual({ emails: ["founder@studio.example", "producer@studio.example"] });
+    expect(config.email).toBeNull();
+  });
+
+  it.each<[string, Env, string[]]>([
+    ["alone", { OPS_EMAILS: "ops@studio.example" }, ["LINK_SIGNING_SECRET", "SMTP_URL", "EMAIL_FROM"]],
+    [
+      "without a secret",
+      { ...NEEDS, LINK_SIGNING_SECRET: undefined, OPS_EMAILS: "ops@studio.example" },
+      ["LINK_SIGNING_SECRET"],
+    ],
+    [
+      "without EMAIL_FROM",
+      { ...NEEDS, EMAIL_FROM: undefined, OPS_EMAILS: "ops@studio.example" },
+      ["EMAIL_FROM"],
+    ],
+    [
+      "with a bad EMAIL_FROM",
+      { ...NEEDS, EMAIL_FROM: "not a mailbox", OPS_EMAILS: "ops@studio.example" },
+      ["EMAIL_FROM must be an address"],
+    ],
+    [
+      "with a short secret",
+      { ...NEEDS, LINK_SIGNING_SECRET: "short", OPS_EMAILS: "ops@studio.example" },
+      ["LINK_SIGNING_SECRET must be at least 32"],
+    ],
+    [
+      "with something that is not an address",
+      { ...NEEDS, OPS_EMAILS: "ops@studio.example, ops" },
+      ["OPS_EMAILS", "ops"],
+    ],
+  ])("stops the start %s, naming what is missing", (_case, env, named) => {
+    const { message } = configError(env);
+    for (const text of named) expect(message).toContain(text);
   });
 });

@@ -57,13 +57,20 @@ async function routeHandlers(): Promise<string[]> {
         .filter((segment) => !/^\(.*\)$/.test(segment)) // route groups are not in the URL
         .map((segment) => segment.replace(/^\[(?:\.\.\.)?(.+)\]$/, "{$1}"))
         .join("/");
+    // A catch-all (`[...path]`) only refuses: 404, or 401 without a session. Not an operation.
+    if (segments.some((segment) => segment.startsWith("[..."))) continue;
     const source = await readFile(join(entry.parentPath, entry.name), "utf8");
+    // `export const GET = postOnly`: a method that answers only 405 (404 while its feature is off).
+    const refusing = new Set(
+      [...source.matchAll(/export\s+const\s+([A-Z]+)\s*=\s*postOnly\b/g)].map((m) => m[1]),
+    );
     const exported = [
       ...source.matchAll(/export\s+(?:async\s+)?function\s+([A-Z]+)\b/g),
       ...source.matchAll(/export\s+const\s+([A-Z]+)\s*=/g),
     ].map((match) => match[1]);
     for (const method of exported)
-      if (method && HTTP_METHODS.includes(method)) handlers.push(`${method} ${path}`);
+      if (method && HTTP_METHODS.includes(method) && !refusing.has(method))
+        handlers.push(`${method} ${path}`);
   }
   return handlers.sort();
 }

@@ -11,6 +11,7 @@ import { InboxRecordError, UsageError } from "@/lib/ops/errors";
 import { clip, deliveryStatus, printable, wrap } from "@/lib/ops/format";
 import { findBrief, readBriefs } from "@/lib/ops/reader";
 import { parseBriefRecord, parseDelivery, type StoredBrief } from "@/lib/ops/records";
+import { NEW_STATE } from "@/lib/ops/state";
 import {
   acknowledgmentFailed,
   needsRedelivery,
@@ -84,6 +85,7 @@ describe("terminal text", () => {
 
 const base: StoredBrief = {
   kind: "briefs",
+  state: NEW_STATE,
   folder: "briefs/2026/11/22/K7QM-3XD9-PTWA-84HC",
   record: {
     reference: "K7QM-3XD9-PTWA-84HC",
@@ -243,6 +245,25 @@ describe("parseInvocation", () => {
     [["redeliver", "k7qm-3xd9-ptwa-84hc"], { reference: "K7QM-3XD9-PTWA-84HC", failed: false }],
     [["gc"], { command: "gc", dryRun: false }],
     [["gc", "--dry-run"], { command: "gc", dryRun: true }],
+    [
+      ["status", "k7qm3xd9ptwa84hc", "handled"],
+      { command: "status", reference: "K7QM-3XD9-PTWA-84HC", briefStatus: "handled", by: null },
+    ],
+    [
+      ["status", "K7QM-3XD9-PTWA-84HC", "new", "--by", " ada@studio.example "],
+      { briefStatus: "new", by: "ada@studio.example" },
+    ],
+    [["note", "K7QM-3XD9-PTWA-84HC", "Called back."], { command: "note", text: "Called back." }],
+    [
+      ["erase", "Gone@Client.example"],
+      { command: "erase", address: "Gone@Client.example", confirm: null, reference: null },
+    ],
+    [
+      ["erase", "gone@client.example", "--confirm", "gone@client.example"],
+      { confirm: "gone@client.example" },
+    ],
+    [["audit"], { command: "audit", limit: 200, json: false }],
+    [["audit", "--limit", "20", "--json"], { command: "audit", limit: 20, json: true }],
   ])("%j", (argv, expected) => {
     expect(parseInvocation(argv)).toMatchObject(expected);
   });
@@ -281,6 +302,14 @@ describe("parseInvocation", () => {
     [["redeliver", "K7QM-3XD9-PTWA-84HC", "--failed"], /a reference or --failed/],
     [["redeliver", "K7QM-3XD9-PTWA-84HC", "--since", "2026-01-01"], /--since goes with redeliver --failed/],
     [["gc", "--since", "2026-01-01"], /Unknown option '--since'/],
+    [["status", "K7QM-3XD9-PTWA-84HC"], /status takes a brief reference and new, handled or archived/],
+    [["status", "K7QM-3XD9-PTWA-84HC", "done"], /status takes new, handled, archived, got "done"/],
+    [["note", "K7QM-3XD9-PTWA-84HC"], /note takes a brief reference and the note's text/],
+    [["note", "K7QM-3XD9-PTWA-84HC", "  "], /Write the note first/],
+    [["erase"], /erase takes an email address/],
+    [["erase", "not-an-address"], /erase takes an email address/],
+    [["audit", "--limit", "0"], /--limit takes a whole number/],
+    [["status", "K7QM-3XD9-PTWA-84HC", "new", "--by", ""], /--by takes a name or an address/],
     [["gc", "staging/x"], /unexpected argument "staging\/x"/],
   ])("%j is a usage error", (argv, message) => {
     expect(() => parseInvocation(argv)).toThrow(UsageError);

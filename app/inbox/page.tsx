@@ -1,0 +1,43 @@
+import Link from "next/link";
+import { BriefFilters, BriefRows, Pager, StatusCounts } from "@/components/inbox/brief-list";
+import { InboxShell } from "@/components/inbox/shell";
+import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
+import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
+
+export const dynamic = "force-dynamic";
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** /inbox: the briefs, newest first, 50 a page, with the filters and the search in the URL. */
+export default async function InboxPage({ searchParams }: { searchParams: Promise<Query> }) {
+  const query = await searchParams;
+  const { services, actor } = await requirePageSession(pathWithQuery("/inbox", query));
+  const filter = parseFilter(query);
+  const result = await searchBriefs(services.store, "briefs", filter, { page: Number(query.page) || 1 });
+  const kept = filterQuery(filter);
+  if (result.page > 1) kept.set("page", String(result.page));
+  return (
+    <InboxShell actor={actor} current="inbox">
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h1 className="text-xl font-bold tracking-tight text-ink">Briefs</h1>
+        <Link
+          href={`/inbox/export.csv${filterQuery(filter).size > 0 ? `?${filterQuery(filter).toString()}` : ""}`}
+          className="text-sm font-medium text-accent hover:text-accent-strong focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
+          prefetch={false}
+        >
+          Export these as CSV
+        </Link>
+      </div>
+      <div className="mt-3 flex flex-col gap-3">
+        <BriefFilters action="/inbox" filter={filter} />
+        <StatusCounts action="/inbox" filter={filter} counts={result.counts} />
+        <p className="text-sm text-muted" aria-live="polite">
+          {result.total} {result.total === 1 ? "brief" : "briefs"}
+          {filter.q || filter.status || filter.from || filter.to ? " match" : ""}
+        </p>
+        <BriefRows briefs={result.briefs} query={kept.toString()} empty="No brief matches." />
+        <Pager action="/inbox" filter={filter} page={result.page} pages={result.pages} />
+      </div>
+    </InboxShell>
+  );
+}

@@ -1,0 +1,36 @@
+import { BriefFilters, BriefRows, Pager } from "@/components/inbox/brief-list";
+import { InboxShell } from "@/components/inbox/shell";
+import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
+import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
+
+export const dynamic = "force-dynamic";
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** /inbox/spam: what the honeypot caught; each opens with a "Not spam" button. */
+export default async function SpamPage({ searchParams }: { searchParams: Promise<Query> }) {
+  const query = await searchParams;
+  const { services, actor } = await requirePageSession(pathWithQuery("/inbox/spam", query));
+  const filter = { ...parseFilter(query), status: null };
+  const result = await searchBriefs(services.store, "spam", filter, { page: Number(query.page) || 1 });
+  return (
+    <InboxShell actor={actor} current="spam">
+      <h1 className="text-xl font-bold tracking-tight text-ink">Spam</h1>
+      <p className="mt-1 text-sm text-muted">
+        Sent with the hidden honeypot field filled in: nobody was notified. Open one to move it to the inbox.
+      </p>
+      <div className="mt-3 flex flex-col gap-3">
+        <BriefFilters action="/inbox/spam" filter={filter} />
+        <p className="text-sm text-muted">
+          {result.total} caught {result.total === 1 ? "entry" : "entries"}
+        </p>
+        <BriefRows
+          briefs={result.briefs}
+          query={filterQuery(filter).toString()}
+          empty="Nothing was caught."
+        />
+        <Pager action="/inbox/spam" filter={filter} page={result.page} pages={result.pages} />
+      </div>
+    </InboxShell>
+  );
+}

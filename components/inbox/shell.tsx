@@ -1,0 +1,91 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { KeyboardShortcuts } from "./keyboard";
+
+export type InboxSection = "inbox" | "spam" | "erase" | "audit";
+
+const SECTIONS: { id: InboxSection; href: string; label: string }[] = [
+  { id: "inbox", href: "/inbox", label: "Inbox" },
+  { id: "spam", href: "/inbox/spam", label: "Spam" },
+  { id: "erase", href: "/inbox/erase", label: "Erase an address" },
+  { id: "audit", href: "/inbox/audit", label: "Audit log" },
+];
+
+export const focusRing =
+  "focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent";
+
+/** The frame of every signed-in inbox page: the sections, who is signed in, sign out, and the shortcuts. */
+export function InboxShell({
+  actor,
+  current,
+  children,
+}: {
+  actor: string;
+  current: InboxSection | null;
+  children: ReactNode;
+}) {
+  return (
+    <div className="flex min-h-screen flex-col bg-slate-50">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow"
+      >
+        Skip to content
+      </a>
+      <header className="border-b border-slate-200 bg-white">
+        <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-3">
+          <Link href="/inbox" className={`text-base font-bold tracking-tight text-ink ${focusRing}`}>
+            Northwind<span className="text-accent"> Inbox</span>
+          </Link>
+          <nav aria-label="Inbox sections" className="flex-1">
+            <ul className="flex flex-wrap gap-1 text-sm">
+              {SECTIONS.map((section) => (
+                <li key={section.id}>
+                  <Link
+                    href={section.href}
+                    aria-current={section.id === current ? "page" : undefined}
+                    className={`block rounded px-2.5 py-1.5 font-medium ${
+                      section.id === current ? "bg-slate-100 text-ink" : "text-muted hover:text-ink"
+                    } ${focusRing}`}
+                  >
+                    {section.label}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <div className="flex items-center gap-3 text-sm">
+            <span className="text-muted">
+              Signed in as <span className="font-medium text-ink">{actor}</span>
+            </span>
+            <form action="/api/ops/sign-out" method="post">
+              <button
+                type="submit"
+                className={`rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-ink hover:bg-slate-50 ${focusRing}`}
+              >
+                Sign out
+              </button>
+            </form>
+          </div>
+        </div>
+      </header>
+      <main id="main" className="mx-auto w-full max-w-7xl flex-1 px-4 py-5">
+        {children}
+      </main>
+      <KeyboardShortcuts />
+    </div>
+  );
+}
+
+/** A one-line message at the top of a page: what the last action did, or why it failed. */
+export function Notice({ tone, children }: { tone: "success" | "danger"; children: ReactNode }) {
+  const colors =
+    tone === "success"
+      ? "border-emerald-200 bg-emerald-50 text-success"
+      : "border-red-200 bg-red-50 text-danger";
+  return (
+    <p role="status" className={`mb-4 rounded border px-3 py-2 text-sm font-medium ${colors}`}>
+      {children}
+    </p>
+  );
+}

@@ -1,0 +1,143 @@
+import { cookies } from "next/headers";
+import { notFound, redirect } from "next/navigation";
+import { assertDeclaredSize, mediaType, parseJsonObject, readText } from "../http/body";
+import { ApiError } from "../http/errors";
+import { isCrossOrigin } from "../http/origin";
+import { findBrief, type StoredBrief } from "../ops";
+import { parseReference } from "../reference";
+import { getServices, type Services } from "../services";
+import { opsDone, opsFailed } from "./respond";
+import { liveSession, type OpsServices, SESSION_COOKIE } from "./sign-in";
+
+/**
+ * The inbox on the web's gate. Every page, action and route calls one of these itself (the proxy
+ * is no check): off -> 404; no live session -> a redirect to sign in (pages) or 401 (the rest);
+ * every state change under the contact form's origin rule.
+ */
+
+export interface OpsContext {
+  services: Services;
+  ops: OpsServices;
+  /** The signed-in address. */
+  actor: string;
+  /** The session's hash, to end it. */
+  sessionHash: string;
+}
+
+/** 404 `not_found` when the inbox on the web is off; its services otherwise. */
+export function opsServices(): { services: Services; ops: OpsServices } {
+  const services = getServices();
+  if (!services.ops) throw new ApiError("not_found");
+  return { services, ops: services.ops };
+}
+
+/** 403 `cross_origin` for a state change from another origin (the contact form's rule). */
+export function assertSameOrigin(request: Request, services: Services): void {
+  if (isCrossOrigin(request.headers, services.config)) throw new ApiError("cross_origin");
+}
+
+async function session(services: Services, ops: OpsServices) {
+  const id = (await cookies()).get(SESSION_COOKIE)?.value;
+  return liveSession(ops, services.config, id);
+}
+
+/**
+ * For a route: 404 when off, 403 for a cross-origin state change (`mutation`), 401 without a
+ * live session; else who is signed in.
+ */
+export async function requireRouteSession(
+  request: Request,
+  { mutation }: { mutation: boolean },
+): Promise<OpsContext> {
+  const { services, ops } = opsServices();
+  if (mutation) assertSameOrigin(request, services);
+  const live = await session(services, ops);
+  if (!live) throw new ApiError("unauthorized");
+  return { services, ops, actor: live.email, sessionHash: live.idHash };
+}
+
+/** For a page: Next's 404 when off, a redirect to sign in (and back to `path`) without a session. */
+export async function requirePageSession(path: string): Promise<OpsContext> {
+  const services = getServices();
+  if (!services.ops) notFound();
+  const live = await session(services, services.ops);
+  if (!live) redirect(`/inbox/sign-in?next=${encodeURIComponent(path)}`);
+  return { services, ops: services.ops, actor: live.email, sessionHash: live.idHash };
+}
+
+/** For the sign-in pages, which need no session: Next's 404 when off. */
+export function requireOpsPage(): { services: Services; ops: OpsServices } {
+  const services = getServices();
+  if (!services.ops) notFound();
+  return { services, ops: services.ops };
+}
+
+/** A page's own path with its query, for `next` and for links back to it. */
+export function pathWithQuery(path: string, query: Record<string, string | string[] | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (typeof value === "string") params.set(key, value);
+  }
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}
+
+/** 64 KiB: a note of 5,000 characters, form-encoded, fits with room to spare. */
+export const OPS_BODY_LIMIT = 64 * 1024;
+
+const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
+
+/**
+ * A state change's fields: a JSON object, or a form posted by the browser (form-encoded); an
+ * empty body is no fields. Each field is its first value, as text. 400 for a body that is neither.
+ */
+export async function readOpsFields(request: Request): Promise<Record<string, string>> {
+  assertDeclaredSize(request, OPS_BODY_LIMIT);
+  const body = await readText(request, OPS_BODY_LIMIT);
+  if (body.trim() === "") return {};
+  const type = mediaType(request);
+  if (type === FORM_MEDIA_TYPE) {
+    const fields: Record<string, string> = {};
+    for (const [key, value] of new URLSearchParams(body)) if (!(key in fields)) fields[key] = value;
+    return fields;
+  }
+  if (type !== "application/json") {
+    throw new ApiError("unsupported_media_type", "Send the request as application/json or a form post.");
+  }
+  const value = parseJsonObject(body, '{"field": "value"}');
+  const fields: Record<string, string> = {};
+  for (const [key, item] of Object.entries(value)) if (typeof item === "string") fields[key] = item;
+  return fields;
+}
+
+/** The brief a URL names (real or spam), or 404 `not_found`: an odd reference never reaches the store. */
+export async function briefFromUrl(services: Services, reference: string): Promise<StoredBrief> {
+  const canonical = parseReference(reference);
+  const brief = canonical === null ? null : await findBrief(services.store, canonical);
+  if (!brief) throw new ApiError("not_found", "There is no brief with this reference.");
+  return brief;
+}
+
+/** What a brief's action answers: a status for the JSON body and the page's notice, and more JSON. */
+export type BriefActionResult = { status: string } & Record<string, unknown>;
+
+/**
+ * One POST on a brief (`/api/ops/briefs/<reference>/<action>`): the gate (404 off, 403 cross-origin,
+ * 401 without a session), the brief (404 when there is none), then `act`; answered as JSON, or
+ * with a 303 back to the brief's page for a form the browser posted itself.
+ */
+export async function briefAction(
+  request: Request,
+  params: Promise<{ reference: string }>,
+  act: (context: OpsContext, brief: StoredBrief) => Promise<BriefActionResult>,
+): Promise<Response> {
+  const { reference } = await params;
+  const back = `/inbox/${encodeURIComponent(reference)}`;
+  try {
+    const context = await requireRouteSession(request, { mutation: true });
+    const brief = await briefFromUrl(context.services, reference);
+    return opsDone(request, await act(context, brief), back);
+  } catch (error) {
+    return opsFailed(request, error, back);
+  }
+}

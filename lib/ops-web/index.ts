@@ -1,0 +1,45 @@
+import type { Config } from "../config";
+import type { ObjectStore } from "../inbox";
+import { LinkSigner } from "../links";
+import type { RateLimiters } from "../ratelimit";
+import { createRedisClient } from "../ratelimit/upstash";
+import { VisitorMailer } from "../visitor-email";
+import { InboxSessionStore, RedisSessionStore } from "./sessions";
+import type { OpsServices } from "./sign-in";
+
+export {
+  liveSession,
+  type OpsServices,
+  parseSignInEmail,
+  safeNext,
+  sendSignInLink,
+  SESSION_COOKIE,
+  sessionCookie,
+  SIGN_IN_MESSAGES,
+  startSession,
+} from "./sign-in";
+export { hashId, type OpsSession, type SessionStore, type SpentLinks } from "./sessions";
+
+/**
+ * The inbox on the web's integrations, when `OPS_EMAILS` is set (the start made sure the link
+ * secret, `SMTP_URL` and `EMAIL_FROM` are there too): sessions and spent links in Redis when it is
+ * configured, else in the inbox store.
+ */
+export function createOpsServices(
+  config: Config,
+  store: ObjectStore,
+  limiters: RateLimiters,
+): OpsServices | null {
+  if (!config.ops || !config.linkSigningSecret || !config.visitorEmail) return null;
+  const shared = config.redis
+    ? new RedisSessionStore(createRedisClient(config.redis))
+    : new InboxSessionStore(store);
+  return {
+    emails: config.ops.emails,
+    links: new LinkSigner(config.linkSigningSecret),
+    mailer: new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
+    sessions: shared,
+    spentLinks: shared,
+    limits: { address: limiters.opsSignInAddress, client: limiters.opsSignInClient },
+  };
+}

@@ -1,0 +1,103 @@
+import type { Folder, ObjectStore } from "../inbox";
+import { subscriberId, subscriberPath } from "../newsletter/subscribers";
+import type { InboxRecordError } from "./errors";
+import { monthNumber } from "./reader";
+import { summariesInRange } from "./search";
+import { indexPath, monthSummaries } from "./summary";
+
+/**
+ * Erasing an address (the right to be forgotten): every brief and honeypot catch sent from it,
+ * every file of their folders, and its newsletter subscriber record. Addresses are compared
+ * lowercased, as the newsletter compares them. The month indexes that summarised those briefs are
+ * rebuilt without them, so neither the list, a search nor a download finds anything afterwards.
+ */
+
+export interface ErasePlan {
+  /** The address, trimmed, as it was asked for. */
+  email: string;
+  /** SHA-256 of the lowercased address: what the audit log records instead of it. */
+  emailSha256: string;
+  briefs: string[];
+  spam: string[];
+  subscriber: boolean;
+}
+
+export interface EraseResult {
+  emailSha256: string;
+  briefs: number;
+  spam: number;
+  subscribers: number;
+}
+
+/** The folders of `kind` holding a brief from `email`. */
+async function foldersFrom(
+  store: ObjectStore,
+  kind: Folder,
+  email: string,
+  now: Date,
+  onProblem?: (problem: InboxRecordError) => void,
+): Promise<string[]> {
+  const wanted = email.toLowerCase();
+  const summaries = await summariesInRange(store, kind, { from: null, to: null }, now, onProblem);
+  return summaries
+    .filter((summary) => summary.email.trim().toLowerCase() === wanted)
+    .map((summary) => summary.folder);
+}
+
+/** What erasing `email` would remove; nothing is changed. */
+export async function planErase(
+  store: ObjectStore,
+  email: string,
+  { now = new Date(), onProblem }: { now?: Date; onProblem?: (problem: InboxRecordError) => void } = {},
+): Promise<ErasePlan> {
+  const address = email.trim();
+  const [briefs, spam, subscriber] = await Promise.all([
+    foldersFrom(store, "briefs", address, now, onProblem),
+    foldersFrom(store, "spam", address, now, onProblem),
+    store.get(subscriberPath(address)),
+  ]);
+  return {
+    email: address,
+    emailSha256: subscriberId(address),
+    briefs,
+    spam,
+    subscriber: subscriber !== null,
+  };
+}
+
+/** `briefs/YYYY/MM/...` -> that month's number. */
+function monthOf(folder: string): number {
+  const [, year = "0", month = "1"] = folder.split("/");
+  return monthNumber(Number(year), Number(month));
+}
+
+/** Removes every file of one brief folder: `brief.json` first, so it never points at a missing file. */
+export async function removeFolder(store: ObjectStore, folder: string): Promise<void> {
+  const paths: string[] = [];
+  for await (const info of store.list(`${folder}/`)) paths.push(info.path);
+  const brief = `${folder}/brief.json`;
+  if (paths.includes(brief)) await store.delete(brief);
+  for (const path of paths) if (path !== brief) await store.delete(path);
+}
+
+/** Carries out a plan made by `planErase`. */
+export async function erase(store: ObjectStore, plan: ErasePlan): Promise<EraseResult> {
+  for (const [kind, folders] of [
+    ["briefs", plan.briefs],
+    ["spam", plan.spam],
+  ] as const) {
+    for (const folder of folders) await removeFolder(store, folder);
+    // The index held the erased briefs' text: remove it, then rebuild it from what is left.
+    for (const month of new Set(folders.map(monthOf))) {
+      await store.delete(indexPath(kind, month));
+      await monthSummaries(store, kind, month);
+    }
+  }
+  if (plan.subscriber) await store.delete(subscriberPath(plan.email));
+  return {
+    emailSha256: plan.emailSha256,
+    briefs: plan.briefs.length,
+    spam: plan.spam.length,
+    subscribers: plan.subscriber ? 1 : 0,
+  };
+}

@@ -1,0 +1,222 @@
+import { copyFile, readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Page, TestInfo } from "@playwright/test";
+import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { makePdf } from "../support/files";
+import { LINK_SECRET } from "../support/opt-in";
+import { attachmentFor, readJson, storeBrief } from "../support/briefs";
+import { signInLink } from "../support/ops-web";
+import { type AppServer, startApp, tempDir } from "../support/server";
+import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
+import { expect, test } from "./fixtures";
+import { expectNoViolations, signInByKeyboard, tabTo } from "./inbox-helpers";
+
+/**
+ * The inbox on the web in real Chromium, by keyboard alone: sign in through the emailed link,
+ * search, open a brief, mark it handled, add a note, download the attachment, move a spam catch
+ * to the inbox, erase an address, sign out; axe finds nothing on any page, and nothing is wider
+ * than a phone. The app is a `next start` of its own with its own inbox and a real SMTP server.
+ * With DOCS_SCREENSHOTS=1 the list's and a brief's screenshots are written to docs/ for the README.
+ */
+
+test.describe.configure({ mode: "serial" });
+
+const OPS = "ops@studio.example";
+let smtp: SmtpTestServer;
+let app: AppServer;
+let store: FilesystemStore;
+let lead: Awaited<ReturnType<typeof storeBrief>>;
+let caught: Awaited<ReturnType<typeof storeBrief>>;
+const pdf = makePdf("A brief for the browser test.");
+
+test.beforeAll(async () => {
+  smtp = await startSmtpServer();
+  const dir = await tempDir("e2e-inbox-");
+  store = new FilesystemStore(dir);
+  const companies = ["Remington Rand", "Bell Labs", "Xerox PARC", "Analytical Engines", "Fairchild"];
+  for (let day = 1; day <= 12; day++) {
+    await storeBrief(store, {
+      receivedAt: `2026-11-${String(day).padStart(2, "0")}T10:00:00.000Z`,
+      fields: {
+        name: ["Ada Lovelace", "Alan Kay", "Katherine Johnson", "Dennis Ritchie"][day % 4] ?? "Ada",
+        company: companies[day % 5] ?? null,
+      },
+      delivery: { email: { ok: true, at: `2026-11-${String(day).padStart(2, "0")}T10:00:01.000Z` } },
+    });
+  }
+  lead = await storeBrief(store, {
+    receivedAt: "2026-11-20T09:30:00.000Z",
+    fields: {
+      name: "Grace Hopper",
+      email: "grace@navy.example",
+      company: "Navy Labs",
+      description: "A compiler for business programs,\nwith documentation your analysts can read.",
+    },
+    attachment: attachmentFor(pdf, "compiler brief.pdf", "application/pdf", "pdf"),
+    delivery: { webhook: { ok: false, at: "2026-11-20T09:30:02.000Z", error: "answered HTTP 500" } },
+  });
+  caught = await storeBrief(store, {
+    receivedAt: "2026-11-18T08:00:00.000Z",
+    folder: "spam",
+    fields: { name: "Real Lead", email: "real@client.example", company: "Caught By Mistake" },
+  });
+  await storeBrief(store, {
+    receivedAt: "2026-11-17T08:00:00.000Z",
+    fields: { name: "Erin Erase", email: "erase.me@client.example" },
+    delivery: {},
+  });
+  app = await startApp({
+    INBOX_DIR: dir,
+    OPS_EMAILS: OPS,
+    LINK_SIGNING_SECRET: LINK_SECRET,
+    SMTP_URL: smtp.url,
+    EMAIL_FROM: "Northwind Studio <intake@studio.example>",
+    IP_HASH_SALT: "e2e",
+  });
+});
+
+test.afterAll(async () => {
+  await app?.stop();
+  await smtp?.stop();
+});
+
+async function noWiderThanThePhone(page: Page): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+  if (process.env.DOCS_SCREENSHOTS === "1") await copyFile(path, resolve("docs", `${name}.png`));
+}
+
+test("ops sign in by the emailed link and handle briefs by keyboard alone", async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.goto(`${app.url}/inbox/${lead.record.reference}`);
+  await expect(page).toHaveURL(/\/inbox\/sign-in\?next=/);
+  await expectNoViolations(page, "the sign-in page");
+
+  await tabTo(page, page.getByLabel("Email"));
+  await page.keyboard.type(OPS);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("status")).toContainText("a link is on its way");
+  await expectNoViolations(page, "the sign-in page, link sent");
+
+  // The link from the email: opening it changes nothing, its button signs in and goes back.
+  await page.goto(await signInLink(smtp, OPS));
+  await expectNoViolations(page, "the sign-in confirmation page");
+  await tabTo(page, page.getByRole("button", { name: "Sign in" }));
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/inbox/${lead.record.reference}$`));
+  const cookies = await page.context().cookies();
+  expect(cookies.find((cookie) => cookie.name === "__Host-ops_session")).toMatchObject({
+    httpOnly: true,
+    secure: true,
+    sameSite: "Lax",
+    path: "/",
+  });
+
+  // The list, and a search from the keyboard.
+  await page.goto(`${app.url}/inbox`);
+  await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
+  await expectNoViolations(page, "the list");
+  await screenshot(page, testInfo, "inbox-list");
+  await page.keyboard.press("/");
+  await expect(page.getByRole("searchbox", { name: "Search" })).toBeFocused();
+  await page.keyboard.type("navy labs");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/[?&]q=navy\+labs/);
+  await expect(page.locator("a[data-brief-row]")).toHaveCount(1);
+
+  // j to the first row, Enter to open it.
+  await page.keyboard.press("j");
+  await expect(page.locator("a[data-brief-row]").first()).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Grace Hopper");
+  await expect(page).toHaveURL(/q=navy\+labs/);
+  await expectNoViolations(page, "a brief");
+  await screenshot(page, testInfo, "inbox-brief");
+
+  // e marks the open brief handled.
+  await page.keyboard.press("e");
+  await expect(page.getByRole("button", { name: "Handled" })).toHaveAttribute("aria-pressed", "true");
+  expect((await readJson<{ status: string }>(store, `${lead.folder}/state.json`))?.status).toBe("handled");
+
+  // A note.
+  await tabTo(page, page.getByLabel("Add a note"));
+  await page.keyboard.type("Called back; a quote goes out on Monday.");
+  await tabTo(page, page.getByRole("button", { name: "Save note" }));
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("status")).toContainText("Note added.");
+  await expect(page.getByText("Called back; a quote goes out on Monday.")).toBeVisible();
+  await expectNoViolations(page, "a brief with a note");
+
+  // The attachment.
+  await tabTo(page, page.getByRole("link", { name: "Download the attachment" }));
+  const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("Enter")]);
+  expect(download.suggestedFilename()).toBe("compiler brief.pdf");
+  expect((await readFile((await download.path()) ?? "")).equals(Buffer.from(pdf))).toBe(true);
+
+  // The help.
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
+  await expectNoViolations(page, "the shortcuts' help");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toBeHidden();
+});
+
+test("a spam catch moves to the inbox, an address is erased, and signing out ends it, by keyboard", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await signInByKeyboard(page, app.url, smtp, OPS, 2);
+
+  await tabTo(page, page.getByRole("link", { name: "Spam" }));
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Spam" })).toBeVisible();
+  await expectNoViolations(page, "the spam list");
+  await page.keyboard.press("j");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Real Lead");
+  await expectNoViolations(page, "a spam catch");
+  await tabTo(page, page.getByRole("button", { name: "Not spam" }));
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("status")).toContainText("Moved to the inbox");
+  expect(await readJson(store, `${caught.folder.replace("spam/", "briefs/")}/brief.json`)).toEqual(
+    caught.record,
+  );
+
+  await tabTo(page, page.getByRole("link", { name: "Erase an address" }));
+  await page.keyboard.press("Enter");
+  await expectNoViolations(page, "the erase page");
+  await tabTo(page, page.getByLabel("Address to erase"));
+  await page.keyboard.type("erase.me@client.example");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("erase-counts")).toContainText("1 brief");
+  await expectNoViolations(page, "the erase page with what matches");
+  await tabTo(page, page.getByLabel("Type the address again to confirm"));
+  await page.keyboard.type("erase.me@client.example");
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("status")).toContainText("Erased 1 briefs, 0 spam entries");
+
+  await tabTo(page, page.getByRole("link", { name: "Audit log" }));
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("cell", { name: "erase", exact: true })).toBeVisible();
+  await expectNoViolations(page, "the audit log");
+
+  // On a phone: nothing wider than the screen, the brief above its list.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${app.url}/inbox`);
+  await noWiderThanThePhone(page);
+  await page.goto(`${app.url}/inbox/${lead.record.reference}`);
+  await noWiderThanThePhone(page);
+  await expectNoViolations(page, "a brief on a phone");
+
+  await tabTo(page, page.getByRole("button", { name: "Sign out" }));
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(/\/inbox\/sign-in/);
+  await page.goto(`${app.url}/inbox`);
+  await expect(page).toHaveURL(/\/inbox\/sign-in\?next=%2Finbox$/);
+});

@@ -1,0 +1,559 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { subscribe } from "@/lib/newsletter/subscribers";
+import { parseCsv } from "../support/csv";
+import { makePdf, makePng } from "../support/files";
+import { nextAddress } from "../support/contact";
+import { LINK_SECRET, mailsTo } from "../support/opt-in";
+import { attachmentFor, readJson, storeBrief } from "../support/ops";
+import {
+  forgeSignInToken,
+  opsFetch,
+  postSession,
+  requestLink,
+  signIn,
+  signInLink,
+  tokenIn,
+} from "../support/ops-web";
+import { type AppServer, startApp, startAppExpectingFailure, tempDir } from "../support/server";
+import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
+
+/**
+ * The inbox on the web against `next start` on the filesystem inbox: a real SMTP server receives
+ * the sign-in links (and the ops email channel's notices), the test fills the inbox with the
+ * service's own `saveBrief`, and everything else goes over HTTP as a browser or a script sends it.
+ */
+
+const OPS = "ops@studio.example";
+const PRODUCER = "Producer@Studio.example";
+/** Listed, and used only to spend its own sign-in budget. */
+const LIMITED = "limited@studio.example";
+const FROM = "Northwind Studio <intake@studio.example>";
+
+/** Every way into the inbox: pages, routes, and a path that does not exist. */
+function gatedPaths(reference: string) {
+  return {
+    pages: ["/inbox", `/inbox/${reference}`, "/inbox/spam", "/inbox/erase", "/inbox/audit"],
+    routes: [
+      ["GET", `/inbox/${reference}/attachment`],
+      ["GET", "/inbox/export.csv"],
+      ["POST", `/api/ops/briefs/${reference}/status`],
+      ["POST", `/api/ops/briefs/${reference}/notes`],
+      ["POST", `/api/ops/briefs/${reference}/redeliver`],
+      ["POST", `/api/ops/briefs/${reference}/not-spam`],
+      ["POST", "/api/ops/erase"],
+      ["POST", "/api/ops/sign-out"],
+      ["GET", "/api/ops/anything/else"],
+    ] as const,
+  };
+}
+
+describe("the inbox on the web, off", () => {
+  let app: AppServer;
+  beforeAll(async () => {
+    app = await startApp({ INBOX_DIR: await tempDir() });
+  });
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it("answers 404 on every /inbox and /api/ops path, and robots.txt keeps crawlers out", async () => {
+    const { pages, routes } = gatedPaths("K7QM-3XD9-PTWA-84HC");
+    for (const path of [...pages, "/inbox/sign-in", "/inbox/sign-in/confirm?token=x"]) {
+      const response = await fetch(`${app.url}${path}`, { redirect: "manual" });
+      expect(response.status, path).toBe(404);
+    }
+    for (const [method, path] of [...routes, ["POST", "/api/ops/sign-in"], ["GET", "/api/ops/sign-in"]]) {
+      const response = await fetch(`${app.url}${path}`, { method, redirect: "manual" });
+      expect(response.status, `${method} ${path}`).toBe(404);
+    }
+    expect(await (await fetch(`${app.url}/robots.txt`)).text()).toContain("Disallow: /inbox");
+    expect((await fetch(`${app.url}/api/health`)).status).toBe(200);
+  });
+});
+
+describe("switching it on", () => {
+  it.each<[string, Record<string, string>, string[]]>([
+    ["nothing else", { OPS_EMAILS: OPS }, ["LINK_SIGNING_SECRET", "SMTP_URL", "EMAIL_FROM"]],
+    ["no SMTP", { OPS_EMAILS: OPS, LINK_SIGNING_SECRET: LINK_SECRET, EMAIL_FROM: FROM }, ["SMTP_URL"]],
+    [
+      "a short secret",
+      { OPS_EMAILS: OPS, LINK_SIGNING_SECRET: "short", SMTP_URL: "smtp://127.0.0.1:2525", EMAIL_FROM: FROM },
+      ["LINK_SIGNING_SECRET"],
+    ],
+    [
+      "a list that is not addresses",
+      {
+        OPS_EMAILS: "ops, @nowhere",
+        LINK_SIGNING_SECRET: LINK_SECRET,
+        SMTP_URL: "smtp://127.0.0.1:2525",
+        EMAIL_FROM: FROM,
+      },
+      ["OPS_EMAILS"],
+    ],
+  ])("the start refuses a half configuration: %s", async (_case, env, named) => {
+    const { code, output } = await startAppExpectingFailure({ INBOX_DIR: await tempDir(), ...env });
+    expect(code).not.toBe(0);
+    for (const variable of named) expect(output).toContain(variable);
+  });
+});
+
+describe("the inbox on the web, on the filesystem inbox", () => {
+  let smtp: SmtpTestServer;
+  let app: AppServer;
+  let dir: string;
+  let store: FilesystemStore;
+  let env: Record<string, string>;
+  const pdf = makePdf("The brief, in a PDF.");
+  const png = makePng(6, 4);
+  let withPdf: Awaited<ReturnType<typeof storeBrief>>;
+  let withPng: Awaited<ReturnType<typeof storeBrief>>;
+  let formula: Awaited<ReturnType<typeof storeBrief>>;
+  let spam: Awaited<ReturnType<typeof storeBrief>>;
+  let forget: Awaited<ReturnType<typeof storeBrief>>;
+  let cookie: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    dir = await tempDir("ops-web-");
+    store = new FilesystemStore(dir);
+    withPdf = await storeBrief(store, {
+      receivedAt: "2026-11-20T09:00:00.000Z",
+      fields: { name: "Grace Hopper", email: "grace@navy.example", company: "Remington Rand" },
+      attachment: attachmentFor(pdf, "Brief – Q1 «final» (v2).pdf", "application/pdf", "pdf"),
+      delivery: { email: { ok: false, at: "2026-11-20T09:00:02.000Z", error: "refused" } },
+    });
+    withPng = await storeBrief(store, {
+      receivedAt: "2026-11-21T09:00:00.000Z",
+      fields: { name: "Ada Lovelace", description: "Sketches attached <script>alert(1)</script>" },
+      attachment: attachmentFor(png, "sketch.png", "image/png", "png"),
+      delivery: {},
+    });
+    formula = await storeBrief(store, {
+      receivedAt: "2026-11-22T09:00:00.000Z",
+      fields: { name: '=HYPERLINK("https://evil.example")', description: "+SUM(A1:A9) and more" },
+      delivery: {},
+    });
+    spam = await storeBrief(store, {
+      receivedAt: "2026-11-19T09:00:00.000Z",
+      folder: "spam",
+      fields: { name: "Real Lead In Spam", email: "lead@client.example" },
+    });
+    forget = await storeBrief(store, {
+      receivedAt: "2026-10-02T09:00:00.000Z",
+      fields: { name: "Forget Me", email: "Forget.Me@client.example" },
+      attachment: attachmentFor(makePdf("mine"), "mine.pdf", "application/pdf", "pdf"),
+      delivery: {},
+    });
+    await storeBrief(store, {
+      receivedAt: "2026-10-03T09:00:00.000Z",
+      folder: "spam",
+      fields: { email: "forget.me@client.example" },
+    });
+    await subscribe(store, { email: "forget.me@CLIENT.example", topics: [] });
+
+    env = {
+      INBOX_DIR: dir,
+      OPS_EMAILS: `${OPS}, ${PRODUCER}, ${LIMITED}`,
+      LINK_SIGNING_SECRET: LINK_SECRET,
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: FROM,
+      EMAIL_TO: "studio@studio.example",
+      NOTIFY_TIMEOUT_MS: "3000",
+    };
+    app = await startApp(env);
+    cookie = await signIn(app, smtp, OPS);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await smtp?.stop();
+  });
+
+  it("without a session: pages redirect to sign in, everything else is 401, and nothing of a brief is said", async () => {
+    const { pages, routes } = gatedPaths(withPdf.record.reference);
+    for (const session of [
+      null,
+      "__Host-ops_session=not-a-session",
+      `__Host-ops_session=${"A".repeat(43)}`,
+    ]) {
+      for (const path of pages) {
+        const response = await opsFetch(app, path, session);
+        expect([303, 307], path).toContain(response.status);
+        expect(response.headers.get("location")).toBe(`/inbox/sign-in?next=${encodeURIComponent(path)}`);
+        const body = await response.text();
+        expect(body).not.toContain("Grace");
+        expect(response.headers.get("x-robots-tag")).toBe("noindex");
+      }
+      for (const [method, path] of routes) {
+        const response = await opsFetch(app, path, session, {
+          method,
+          headers: method === "POST" ? { origin: app.url, "content-type": "application/json" } : {},
+        });
+        expect(response.status, `${method} ${path}`).toBe(401);
+        const body = await response.text();
+        expect(JSON.parse(body)).toMatchObject({ ok: false, error: "unauthorized" });
+        expect(body).not.toContain(withPdf.record.reference);
+        expect(response.headers.get("cache-control")).toContain("no-store");
+        expect(response.headers.get("x-robots-tag")).toBe("noindex");
+      }
+    }
+    // Nothing changed on the way.
+    expect(await readJson(store, `${withPdf.folder}/state.json`)).toBeNull();
+  });
+
+  it("answers every valid address the same, emails only listed ones, and refuses a bad one", async () => {
+    const stranger = `stranger.${Date.now()}@client.example`;
+    const listed = await requestLink(app, "producer@studio.EXAMPLE");
+    const unlisted = await requestLink(app, stranger);
+    for (const response of [listed, unlisted]) {
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ ok: true, status: "link-sent" });
+    }
+    await signInLink(smtp, "producer@studio.example");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mailsTo(smtp, stranger)).toEqual([]);
+
+    const bad = await requestLink(app, "not an address");
+    expect(bad.status).toBe(422);
+    expect(await bad.json()).toMatchObject({
+      error: "validation_failed",
+      fields: { email: expect.any(String) },
+    });
+
+    // A browser posting the form without JavaScript comes back to the page.
+    const form = await fetch(`${app.url}/api/ops/sign-in`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        accept: "text/html",
+        "x-forwarded-for": nextAddress(),
+        origin: app.url,
+      },
+      body: new URLSearchParams({ email: `someone.${Date.now()}@client.example` }).toString(),
+      redirect: "manual",
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe("/inbox/sign-in?done=link-sent");
+  });
+
+  it("limits sign-in requests: 5 per 15 minutes per address and per client, listed or not, then 429 and no email", async () => {
+    const address = LIMITED;
+    const before = mailsTo(smtp, address).length;
+    for (let i = 0; i < 5; i++) expect((await requestLink(app, LIMITED.toUpperCase())).status).toBe(200);
+    const over = await requestLink(app, address);
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(await over.json()).toMatchObject({ ok: false, error: "rate_limited" });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mailsTo(smtp, address).length - before).toBe(5);
+
+    const client = nextAddress();
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await requestLink(app, `c${i}.${Date.now()}@client.example`, { "x-forwarded-for": client })).status,
+      ).toBe(200);
+    }
+    const refused = await requestLink(app, `last.${Date.now()}@client.example`, {
+      "x-forwarded-for": client,
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+  });
+
+  it("the confirmation page spends nothing; its POST spends the link once; spent, expired and tampered links are 422", async () => {
+    const email = "producer@studio.example";
+    const before = mailsTo(smtp, email).length;
+    await requestLink(app, PRODUCER);
+    const link = await signInLink(smtp, email, before + 1);
+    for (let i = 0; i < 2; i++) {
+      const page = await fetch(link, { redirect: "manual" });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("Sign in");
+    }
+    const first = await postSession(app, tokenIn(link));
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ ok: true, status: "signed-in" });
+    const setCookie = first.headers.get("set-cookie") ?? "";
+    expect(setCookie).toMatch(/^__Host-ops_session=[A-Za-z0-9_-]{43}; /);
+    const attributes = setCookie
+      .split(";")
+      .slice(1)
+      .map((part) => part.trim());
+    expect(attributes).toEqual(expect.arrayContaining(["HttpOnly", "Secure", "SameSite=Lax", "Path=/"]));
+    expect(Number(/Max-Age=(\d+)/.exec(setCookie)?.[1])).toBeLessThanOrEqual(43_200);
+    expect(setCookie).not.toMatch(/Domain=/i);
+
+    const again = await postSession(app, tokenIn(link));
+    expect(again.status).toBe(422);
+    expect(await again.json()).toMatchObject({
+      error: "validation_failed",
+      fields: { token: expect.stringContaining("used") },
+    });
+
+    const expired = await postSession(app, forgeSignInToken(OPS, -60));
+    expect(expired.status).toBe(422);
+    expect((await expired.json()).fields.token).toContain("expired");
+    const forged = await postSession(
+      app,
+      forgeSignInToken(OPS, 600, "another-secret-of-at-least-32-characters!"),
+    );
+    expect(forged.status).toBe(422);
+    const token = tokenIn(link);
+    const tampered = await postSession(app, `${token.slice(0, 10)}x${token.slice(11)}`);
+    expect(tampered.status).toBe(422);
+    // A valid signature for an address that is not listed.
+    expect((await postSession(app, forgeSignInToken("stranger@client.example", 600))).status).toBe(422);
+
+    // The form post signs in and goes to `next` (under /inbox only).
+    const browserLink = forgeSignInToken(OPS, 600);
+    const form = await fetch(`${app.url}/api/ops/session`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", origin: app.url },
+      body: new URLSearchParams({ token: browserLink, next: "https://evil.example/" }).toString(),
+      redirect: "manual",
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe("/inbox");
+  });
+
+  it("signed in: the list, a search, the counts, the brief page with every field as text", async () => {
+    const list = await opsFetch(app, "/inbox", cookie);
+    expect(list.status).toBe(200);
+    expect(list.headers.get("cache-control")).toContain("no-store");
+    const html = await list.text();
+    for (const brief of [withPdf, withPng, formula]) expect(html).toContain(brief.record.reference);
+    expect(html).not.toContain(spam.record.reference);
+
+    const search = await (await opsFetch(app, "/inbox?q=remington", cookie)).text();
+    expect(search).toContain(withPdf.record.reference);
+    expect(search).not.toContain(withPng.record.reference);
+
+    const page = await (await opsFetch(app, `/inbox/${withPng.record.reference}`, cookie)).text();
+    expect(page).toContain("Ada Lovelace");
+    expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(page).not.toContain("<script>alert(1)</script>");
+    expect(page).toContain(`/inbox/${withPng.record.reference}/attachment?inline`);
+
+    // A reference in another spelling finds the brief; one that is none is a 404.
+    expect((await opsFetch(app, `/inbox/${withPng.record.reference.toLowerCase()}`, cookie)).status).toBe(
+      200,
+    );
+    expect((await opsFetch(app, "/inbox/K7QM-3XD9-PTWA-84HD", cookie)).status).toBe(404);
+  });
+
+  it("downloads the attachment's exact bytes with the contract's headers; unknown and traversal references are 404", async () => {
+    const response = await opsFetch(app, `/inbox/${withPdf.record.reference}/attachment`, cookie);
+    expect(response.status).toBe(200);
+    expect(Buffer.from(await response.arrayBuffer()).equals(Buffer.from(pdf))).toBe(true);
+    expect(response.headers.get("content-type")).toBe("application/pdf");
+    const encoded = encodeURIComponent("Brief – Q1 «final» (v2).pdf").replace("(", "%28").replace(")", "%29");
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename*=UTF-8''${encoded}`);
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("content-security-policy")).toBe("sandbox; default-src 'none'");
+    expect(response.headers.get("cache-control")).toBe("private, no-store");
+
+    const image = await opsFetch(app, `/inbox/${withPng.record.reference}/attachment?inline`, cookie);
+    expect(image.headers.get("content-type")).toBe("image/png");
+    expect(Buffer.from(await image.arrayBuffer()).equals(Buffer.from(png))).toBe(true);
+
+    for (const path of [
+      "/inbox/K7QM-3XD9-PTWA-84HD/attachment",
+      `/inbox/${formula.record.reference}/attachment`,
+      "/inbox/..%2F..%2F..%2Fetc%2Fpasswd/attachment",
+      `/inbox/${encodeURIComponent(`../${withPdf.folder}`)}/attachment`,
+      "/inbox/%2e%2e/attachment",
+    ]) {
+      const refused = await opsFetch(app, path, cookie);
+      expect(refused.status, path).toBe(404);
+      expect(await refused.text()).not.toContain("root:");
+    }
+  });
+
+  it("exports the list's CSV with the ops tool's columns, formulas neutralised", async () => {
+    // An export with a search for the address erased later: the audit log must not keep it.
+    const searched = await opsFetch(
+      app,
+      "/inbox/export.csv?q=forget.me%40client.example&to=2026-10-31",
+      cookie,
+    );
+    expect(parseCsv(await searched.text()).map((row) => row[0])).toEqual([
+      "reference",
+      forget.record.reference,
+    ]);
+    const response = await opsFetch(app, "/inbox/export.csv?from=2026-11-01", cookie);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const rows = parseCsv(await response.text());
+    expect(rows[0]?.slice(0, 3)).toEqual(["reference", "receivedAt", "name"]);
+    expect(rows[0]?.at(-1)).toBe("status");
+    const names = rows.slice(1).map((row) => row[2]);
+    expect(names).toContain(`'=HYPERLINK("https://evil.example")`);
+    const row = rows.find((cells) => cells[0] === formula.record.reference);
+    expect(row?.[9]).toBe("'+SUM(A1:A9) and more");
+    expect(rows.some((cells) => cells[0] === forget.record.reference)).toBe(false);
+  });
+
+  it("two status saves and two notes at once are all kept; a cross-origin POST changes nothing", async () => {
+    const reference = withPdf.record.reference;
+    const second = await signIn(app, smtp, PRODUCER);
+    const [a, b, c, d] = await Promise.all([
+      opsFetch(app, `/api/ops/briefs/${reference}/status`, cookie, { json: { status: "handled" } }),
+      opsFetch(app, `/api/ops/briefs/${reference}/status`, second, { json: { status: "archived" } }),
+      opsFetch(app, `/api/ops/briefs/${reference}/notes`, cookie, { json: { text: "Called back." } }),
+      opsFetch(app, `/api/ops/briefs/${reference}/notes`, second, { json: { text: "Sent a quote." } }),
+    ]);
+    for (const response of [a, b, c, d]) expect(response.status).toBe(200);
+    const state = await readJson<{
+      status: string;
+      history: { status: string; by: string }[];
+      notes: { by: string; text: string }[];
+    }>(store, `${withPdf.folder}/state.json`);
+    expect(state?.history.map((change) => `${change.status} ${change.by}`).sort()).toEqual([
+      "archived producer@studio.example",
+      `handled ${OPS}`,
+    ]);
+    expect(state?.notes.map((note) => `${note.text} ${note.by}`).sort()).toEqual([
+      `Called back. ${OPS}`,
+      "Sent a quote. producer@studio.example",
+    ]);
+
+    const cross = await opsFetch(app, `/api/ops/briefs/${reference}/status`, cookie, {
+      json: { status: "new" },
+      headers: { origin: "https://evil.example" },
+    });
+    expect(cross.status).toBe(403);
+    expect(await cross.json()).toMatchObject({ error: "cross_origin" });
+    const sameSite = await opsFetch(app, `/api/ops/sign-out`, cookie, {
+      method: "POST",
+      headers: { "sec-fetch-site": "cross-site" },
+    });
+    expect(sameSite.status).toBe(403);
+    expect((await readJson<{ status: string }>(store, `${withPdf.folder}/state.json`))?.status).not.toBe(
+      "new",
+    );
+
+    const bad = await opsFetch(app, `/api/ops/briefs/${reference}/status`, cookie, {
+      json: { status: "done" },
+    });
+    expect(bad.status).toBe(422);
+    const list = await (await opsFetch(app, "/inbox?status=new", cookie)).text();
+    expect(list).not.toContain(reference);
+  });
+
+  it("Not spam moves a catch into the inbox as new and notifies the channels", async () => {
+    const reference = spam.record.reference;
+    const spamList = await (await opsFetch(app, "/inbox/spam", cookie)).text();
+    expect(spamList).toContain(reference);
+    const moved = await opsFetch(app, `/api/ops/briefs/${reference}/not-spam`, cookie, {
+      method: "POST",
+      headers: { origin: app.url },
+    });
+    expect(moved.status).toBe(200);
+    const folder = spam.folder.replace(/^spam\//, "briefs/");
+    expect(await readJson(store, `${folder}/brief.json`)).toEqual(spam.record);
+    expect(await readJson(store, `${spam.folder}/brief.json`)).toBeNull();
+    expect(await readJson(store, `${folder}/delivery.json`)).toMatchObject({ email: { ok: true } });
+    expect(smtp.forReference(reference)).toHaveLength(1);
+    expect(await (await opsFetch(app, "/inbox?status=new", cookie)).text()).toContain(reference);
+  });
+
+  it("Redeliver sends a failed channel again with the ops tool's code", async () => {
+    const reference = withPdf.record.reference;
+    const response = await opsFetch(app, `/api/ops/briefs/${reference}/redeliver`, cookie, {
+      method: "POST",
+      headers: { origin: app.url },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ status: "redelivered", delivery: { email: { ok: true } } });
+    const mail = smtp.forReference(reference).at(-1);
+    expect(mail?.parsed.attachments[0]?.content).toBeDefined();
+  });
+
+  it("erases an address only when it is typed twice; afterwards nothing of it is found, listed or downloaded", async () => {
+    const preview = await (
+      await opsFetch(app, "/inbox/erase?email=forget.me%40client.example", cookie)
+    ).text();
+    expect(preview).toMatch(/1<!-- --> <!-- -->brief|1 brief/);
+    const mismatch = await opsFetch(app, "/api/ops/erase", cookie, {
+      json: { email: "forget.me@client.example", confirm: "forget.you@client.example" },
+    });
+    expect(mismatch.status).toBe(422);
+    expect(await readJson(store, `${forget.folder}/brief.json`)).not.toBeNull();
+
+    const erased = await opsFetch(app, "/api/ops/erase", cookie, {
+      json: { email: "forget.me@client.example", confirm: "FORGET.ME@client.example" },
+    });
+    expect(erased.status).toBe(200);
+    expect(await erased.json()).toMatchObject({ status: "erased", briefs: 1, spam: 1, subscribers: 1 });
+
+    expect(await (await opsFetch(app, "/inbox?q=forget", cookie)).text()).not.toContain(
+      forget.record.reference,
+    );
+    expect((await opsFetch(app, `/inbox/${forget.record.reference}/attachment`, cookie)).status).toBe(404);
+    expect((await opsFetch(app, `/inbox/${forget.record.reference}`, cookie)).status).toBe(404);
+    const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) =>
+      entry.isFile(),
+    );
+    for (const file of files) {
+      const text = (await readFile(join(file.parentPath, file.name))).toString("utf8").toLowerCase();
+      expect(text, join(file.parentPath, file.name)).not.toContain("forget.me");
+    }
+  });
+
+  it("records the audit log, with an erase's hash and counts but never the address, and shows it", async () => {
+    const files = (await readdir(join(dir, "audit"), { recursive: true, withFileTypes: true })).filter(
+      (entry) => entry.isFile(),
+    );
+    const entries = await Promise.all(
+      files.map(
+        async (file) =>
+          JSON.parse(await readFile(join(file.parentPath, file.name), "utf8")) as Record<string, unknown>,
+      ),
+    );
+    const actions = new Set(entries.map((entry) => entry.action));
+    for (const action of [
+      "sign-in",
+      "download",
+      "export",
+      "status",
+      "note",
+      "not-spam",
+      "redeliver",
+      "erase",
+    ]) {
+      expect(actions, action).toContain(action);
+    }
+    const eraseEntry = entries.find((entry) => entry.action === "erase");
+    expect(eraseEntry).toMatchObject({
+      actor: OPS,
+      target: { briefs: 1, spam: 1, subscribers: 1, emailSha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+    for (const file of files) expect(file.parentPath).toMatch(/audit\/\d{4}\/\d{2}\/\d{2}$/);
+    const page = await (await opsFetch(app, "/inbox/audit", cookie)).text();
+    expect(page).toContain("not-spam");
+  });
+
+  it("signing out, and removal from OPS_EMAILS, end the session", async () => {
+    const mine = await signIn(app, smtp, OPS);
+    expect((await opsFetch(app, "/inbox", mine)).status).toBe(200);
+    const out = await opsFetch(app, "/api/ops/sign-out", mine, {
+      method: "POST",
+      headers: { origin: app.url },
+    });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect((await opsFetch(app, "/inbox", mine)).status).toBe(307);
+    expect((await opsFetch(app, "/inbox/export.csv", mine)).status).toBe(401);
+
+    // The producer is taken off the list: the same inbox (and its sessions), restarted.
+    const producer = await signIn(app, smtp, PRODUCER);
+    expect((await opsFetch(app, "/inbox", producer)).status).toBe(200);
+    await app.stop();
+    app = await startApp({ ...env, OPS_EMAILS: OPS });
+    expect((await opsFetch(app, "/inbox", producer)).status).toBe(307);
+    expect((await opsFetch(app, "/inbox", cookie)).status).toBe(200);
+  });
+});
