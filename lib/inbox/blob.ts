@@ -11,6 +11,7 @@ import {
   put,
 } from "@vercel/blob";
 import { withinDeadline } from "./deadline";
+import { limitStream } from "./streams";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -18,6 +19,7 @@ import {
   type ObjectBody,
   type ObjectInfo,
   type ObjectStore,
+  type ObjectStream,
   ObjectTooLargeError,
   type StoreCallOptions,
   StoreUnavailableError,
@@ -87,6 +89,37 @@ export class BlobStore implements ObjectStore {
 
   async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
     return (await this.getVersioned(path, options))?.bytes ?? null;
+  }
+
+  /**
+   * The deadline and this store's bound cover the request up to its response headers; the body
+   * then streams for as long as the caller reads it.
+   */
+  async getStream(path: string, options: GetOptions = {}): Promise<ObjectStream | null> {
+    assertObjectPath(path);
+    const { maxBytes } = options;
+    return this.call(
+      `read ${path}`,
+      options,
+      async (abortSignal) => {
+        const result = await get(path, {
+          access: "private",
+          token: this.token,
+          useCache: false,
+          abortSignal,
+        });
+        if (result === null) return null;
+        if (result.stream === null) throw new Error(`Unexpected ${result.statusCode} reading ${path}`);
+        const { size } = result.blob;
+        if (maxBytes === undefined) return { body: result.stream, size };
+        if (size > maxBytes) {
+          await result.stream.cancel().catch(() => {});
+          throw new ObjectTooLargeError(path, size, maxBytes);
+        }
+        return { body: limitStream(result.stream, maxBytes, path), size };
+      },
+      { passThrough: (error) => error instanceof ObjectTooLargeError },
+    );
   }
 
   /** The version is the blob's ETag, which `ifMatch` names in a conditional write. */

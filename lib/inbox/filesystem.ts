@@ -1,9 +1,22 @@
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
-import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
+import {
+  copyFile,
+  type FileHandle,
+  link,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+} from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { withinDeadline } from "./deadline";
 import { DirectorySyncs } from "./directory-sync";
+import { limitStream } from "./streams";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -11,6 +24,7 @@ import {
   type ObjectBody,
   type ObjectInfo,
   type ObjectStore,
+  type ObjectStream,
   ObjectTooLargeError,
   type StoreCallOptions,
   StoreUnavailableError,
@@ -118,6 +132,35 @@ export class FilesystemStore implements ObjectStore {
       if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return null;
       throw error;
     }
+  }
+
+  async getStream(path: string, options: GetOptions = {}): Promise<ObjectStream | null> {
+    const target = this.locate(path);
+    const { maxBytes } = options;
+    const opening = async (step: Step) => {
+      const file = await open(target, "r");
+      try {
+        // A file opened after the caller stopped waiting is closed here, not leaked.
+        step();
+        const { size } = await file.stat();
+        if (maxBytes !== undefined && size > maxBytes) throw new ObjectTooLargeError(path, size, maxBytes);
+        return { file, size };
+      } catch (error) {
+        await file.close();
+        throw error;
+      }
+    };
+    let opened: { file: FileHandle; size: number };
+    try {
+      opened = await this.bounded(`read ${path}`, options, opening);
+    } catch (error) {
+      const cause = error instanceof StoreUnavailableError ? error.cause : error;
+      if (cause instanceof ObjectTooLargeError) throw cause;
+      if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return null;
+      throw error;
+    }
+    const body = fileStream(opened.file);
+    return { body: maxBytes === undefined ? body : limitStream(body, maxBytes, path), size: opened.size };
   }
 
   async getVersioned(path: string, options: GetOptions = {}): Promise<VersionedObject | null> {
@@ -299,6 +342,43 @@ export class FilesystemStore implements ObjectStore {
       throw new StoreUnavailableError(`Could not ${action}`, { cause: error });
     }
   }
+}
+
+/** Bytes read from the stream at a time. */
+const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * An open file's bytes, read a chunk at a time as the consumer pulls them; the file is closed at
+ * the end, on an error, or when the consumer cancels.
+ */
+function fileStream(file: FileHandle): ReadableStream<Uint8Array> {
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await file.close().catch(() => {});
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const buffer = Buffer.allocUnsafe(STREAM_CHUNK_BYTES);
+          const { bytesRead } = await file.read(buffer, 0, buffer.byteLength, null);
+          if (bytesRead === 0) {
+            await close();
+            controller.close();
+          } else {
+            controller.enqueue(buffer.subarray(0, bytesRead));
+          }
+        } catch (error) {
+          await close();
+          controller.error(error);
+        }
+      },
+      cancel: close,
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 function tempPath(target: string): string {

@@ -27,6 +27,7 @@ export type {
   ObjectBody,
   ObjectInfo,
   ObjectStore,
+  ObjectStream,
   StoreCallOptions,
   VersionedObject,
 } from "./types";

@@ -32,6 +32,17 @@ export interface GetOptions extends StoreCallOptions {
   maxBytes?: number;
 }
 
+/** An object opened for reading: its bytes arrive as the consumer pulls them. */
+export interface ObjectStream {
+  /**
+   * The object's bytes. Cancel it to stop early (that releases the file or the connection). With
+   * `maxBytes`, it errors with `ObjectTooLargeError` as soon as more bytes than that arrive.
+   */
+  body: ReadableStream<Uint8Array>;
+  /** The size the store records for the object, in bytes. */
+  size: number;
+}
+
 /** An object's bytes with the version a conditional write or delete names. */
 export interface VersionedObject {
   bytes: Uint8Array;
@@ -55,6 +66,13 @@ export interface ObjectStore {
   create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */
   get(path: string, options?: GetOptions): Promise<Uint8Array | null>;
+  /**
+   * The object opened for streaming (a download, an email attachment), or `null` when there is
+   * none. The caller's deadline bounds the opening, up to the first byte; the stream is then the
+   * caller's to read or cancel. `maxBytes` refuses a larger object with `ObjectTooLargeError`,
+   * before any byte when its recorded size says so, else when the counted bytes pass it.
+   */
+  getStream(path: string, options?: GetOptions): Promise<ObjectStream | null>;
   /** The object's bytes and its current version, for a conditional write; `null` when there is none. */
   getVersioned(path: string, options?: GetOptions): Promise<VersionedObject | null>;
   /**

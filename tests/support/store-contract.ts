@@ -80,6 +80,59 @@ export function describeStoreContract(current: () => ObjectStore): void {
       expect(await store.get("b/missing.bin", { maxBytes: 9 })).toBeNull();
     });
 
+    describe("getStream", () => {
+      async function drain(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+        return Buffer.from(await new Response(stream).arrayBuffer());
+      }
+
+      it("streams an object's exact bytes with its size, across many chunks; null when absent", async () => {
+        const store = current();
+        // 3 MiB of varied bytes: more than one read on every driver, and order matters.
+        const original = Buffer.alloc(3 * 1024 * 1024 + 17);
+        for (let i = 0; i < original.length; i += 1) original[i] = (i * 31 + (i >> 11)) & 0xff;
+        await store.put("s/big.bin", original, "application/octet-stream");
+        const opened = await store.getStream("s/big.bin");
+        expect(opened?.size).toBe(original.length);
+        expect((await drain(opened!.body)).equals(original)).toBe(true);
+        expect(await store.getStream("s/missing.bin")).toBeNull();
+        expect(await store.getStream("missing-folder/x.bin")).toBeNull();
+      });
+
+      it("a stream cancelled after its first chunk releases the object: it can be replaced and deleted", async () => {
+        const store = current();
+        await store.put("s/cancel.bin", Buffer.alloc(1024 * 1024, 1), "application/octet-stream");
+        const opened = await store.getStream("s/cancel.bin");
+        const reader = opened!.body.getReader();
+        const first = await reader.read();
+        expect(first.done).toBe(false);
+        await reader.cancel();
+        await store.put("s/cancel.bin", "replaced", "application/octet-stream");
+        expect(text(await store.get("s/cancel.bin"))).toBe("replaced");
+        await store.delete("s/cancel.bin");
+        expect(await store.getStream("s/cancel.bin")).toBeNull();
+      });
+
+      it("maxBytes: streams an object within the bound, refuses a larger one before a byte", async () => {
+        const store = current();
+        await store.put("s/ten.bin", new Uint8Array(10).fill(3), "application/octet-stream");
+        const within = await store.getStream("s/ten.bin", { maxBytes: 10 });
+        expect([...(await drain(within!.body))]).toEqual(new Array(10).fill(3));
+        const refused = await store.getStream("s/ten.bin", { maxBytes: 9 }).catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(ObjectTooLargeError);
+        expect(await store.getStream("s/missing.bin", { maxBytes: 9 })).toBeNull();
+      });
+
+      it("a stream read after the object is replaced still gives one version whole, never a mix", async () => {
+        const store = current();
+        await store.put("s/swap.bin", Buffer.alloc(512 * 1024, 0x61), "application/octet-stream");
+        const opened = await store.getStream("s/swap.bin");
+        await store.put("s/swap.bin", Buffer.alloc(512 * 1024, 0x62), "application/octet-stream");
+        const read = await drain(opened!.body);
+        expect(read.length).toBe(512 * 1024);
+        expect(new Set(read).size).toBe(1);
+      });
+    });
+
     it("copy duplicates an object's bytes to a new path and leaves the source in place", async () => {
       const store = current();
       const body = new Uint8Array(70_000).map((_, i) => (i * 31) % 256);

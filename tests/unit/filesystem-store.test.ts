@@ -321,6 +321,7 @@ function wrap(
       return inner.create(path, body, contentType);
     },
     get: (path) => inner.get(path),
+    getStream: (path) => inner.getStream(path),
     getVersioned: (path) => inner.getVersioned(path),
     putIfVersion: (path, body, contentType, version) => inner.putIfVersion(path, body, contentType, version),
     deleteIfVersion: (path, version) => inner.deleteIfVersion(path, version),
@@ -546,6 +547,7 @@ describe("saveBrief", () => {
         create: () => Promise.reject(new Error("not used")),
         copy: () => Promise.reject(new Error("not used")),
         get: (path) => store.get(path),
+        getStream: () => Promise.reject(new Error("not used")),
         getVersioned: () => Promise.reject(new Error("not used")),
         putIfVersion: () => Promise.reject(new Error("not used")),
         deleteIfVersion: () => Promise.reject(new Error("not used")),

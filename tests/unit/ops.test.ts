@@ -348,6 +348,10 @@ class WatchedStore implements ObjectStore {
     this.read.push(path);
     return this.inner.get(path);
   }
+  getStream(path: string) {
+    this.read.push(path);
+    return this.inner.getStream(path);
+  }
   getVersioned(path: string) {
     this.read.push(path);
     return this.inner.getVersioned(path);
