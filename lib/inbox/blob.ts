@@ -10,7 +10,10 @@ import {
   list,
   put,
 } from "@vercel/blob";
+import { createReadStream } from "node:fs";
+import { tmpdir } from "node:os";
 import { withinDeadline } from "./deadline";
+import { SpoolFile } from "./spool";
 import { limitStream } from "./streams";
 import {
   assertObjectPath,
@@ -19,6 +22,7 @@ import {
   type ObjectBody,
   type ObjectInfo,
   type ObjectStore,
+  type ObjectUpload,
   type ObjectStream,
   ObjectTooLargeError,
   type StoreCallOptions,
@@ -68,6 +72,50 @@ export class BlobStore implements ObjectStore {
         put(path, toBlob(body, contentType), this.writeOptions(contentType, true, abortSignal)),
       { write: true },
     );
+  }
+
+  /**
+   * The upload's bytes are spooled to a local temporary file as they arrive (`/tmp` on Vercel), so
+   * a refused file never reaches the store; `commit` streams that file to the store in one put
+   * (read again from disk on each attempt) and removes it.
+   */
+  async beginUpload(): Promise<ObjectUpload> {
+    let spool: SpoolFile;
+    try {
+      spool = await SpoolFile.create(tmpdir(), "intake-upload-");
+    } catch (error) {
+      throw new StoreUnavailableError("Could not start an upload", { cause: error });
+    }
+    return {
+      get size() {
+        return spool.size;
+      },
+      write: async (chunk) => {
+        try {
+          await spool.write(chunk);
+        } catch (error) {
+          throw new StoreUnavailableError("Could not write an upload", { cause: error });
+        }
+      },
+      read: (target, position) => spool.read(target, position),
+      commit: async (path, contentType, options = {}) => {
+        assertObjectPath(path);
+        await spool.close();
+        await this.call(
+          `write ${path}`,
+          options,
+          (abortSignal) =>
+            put(
+              path,
+              createReadStream(spool.path, { highWaterMark: 64 * 1024 }),
+              this.writeOptions(contentType, true, abortSignal),
+            ),
+          { write: true },
+        );
+        await spool.remove();
+      },
+      discard: () => spool.remove(),
+    };
   }
 
   async create(path: string, body: ObjectBody, contentType: string, options: StoreCallOptions = {}) {

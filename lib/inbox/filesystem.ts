@@ -16,6 +16,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { withinDeadline } from "./deadline";
 import { DirectorySyncs } from "./directory-sync";
+import { SpoolFile } from "./spool";
 import { limitStream } from "./streams";
 import {
   assertObjectPath,
@@ -26,6 +27,7 @@ import {
   type ObjectStore,
   type ObjectStream,
   ObjectTooLargeError,
+  type ObjectUpload,
   type StoreCallOptions,
   StoreUnavailableError,
   type VersionedObject,
@@ -33,6 +35,9 @@ import {
 
 /** Files being written are hidden under this prefix until they are renamed into place. */
 const TEMP_PREFIX = ".tmp-";
+
+/** Uploads in progress: hidden files at the inbox's root (`list` skips them), renamed into place. */
+const UPLOAD_PREFIX = `${TEMP_PREFIX}upload-`;
 
 /**
  * The lock a conditional write or delete holds on `<name>`: `.tmp-lock-<name>` beside it, hidden
@@ -86,6 +91,51 @@ export class FilesystemStore implements ObjectStore {
       }
       await this.syncFolders(dirname(target), created);
     });
+  }
+
+  /**
+   * The upload's bytes go to a hidden temporary file at the inbox's root as they arrive; `commit`
+   * flushes it, renames it into place and syncs the folders, like `put`. A process that stops
+   * mid-upload leaves a `.tmp-upload-*` file that no reader sees.
+   */
+  async beginUpload(): Promise<ObjectUpload> {
+    let spool: SpoolFile;
+    try {
+      await mkdir(this.root, { recursive: true });
+      spool = await SpoolFile.create(this.root, UPLOAD_PREFIX);
+    } catch (error) {
+      throw new StoreUnavailableError("Could not start an upload", { cause: error });
+    }
+    let placed = false;
+    return {
+      get size() {
+        return spool.size;
+      },
+      write: async (chunk) => {
+        try {
+          await spool.write(chunk);
+        } catch (error) {
+          throw new StoreUnavailableError("Could not write an upload", { cause: error });
+        }
+      },
+      read: (target, position) => spool.read(target, position),
+      commit: async (path, _contentType, options = {}) => {
+        const target = this.locate(path);
+        await this.bounded(`write ${path}`, options, async (step) => {
+          await spool.sync();
+          await spool.close();
+          const created = await this.makeFolder(dirname(target), step);
+          step();
+          await rename(spool.path, target);
+          placed = true;
+          await spool.remove({ renamed: true });
+          await this.syncFolders(dirname(target), created);
+        });
+      },
+      discard: async () => {
+        if (!placed) await spool.remove();
+      },
+    };
   }
 
   async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {

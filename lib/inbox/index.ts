@@ -28,6 +28,7 @@ export type {
   ObjectInfo,
   ObjectStore,
   ObjectStream,
+  ObjectUpload,
   StoreCallOptions,
   VersionedObject,
 } from "./types";

@@ -338,6 +338,9 @@ class WatchedStore implements ObjectStore {
   create(...args: Parameters<ObjectStore["create"]>) {
     return this.inner.create(...args);
   }
+  beginUpload() {
+    return this.inner.beginUpload();
+  }
   copy(...args: Parameters<ObjectStore["copy"]>) {
     return this.inner.copy(...args);
   }

@@ -43,6 +43,7 @@ function failingOnPut(inner: ObjectStore, failing: number) {
     create: (path, body, contentType) => inner.create(path, body, contentType),
     get: (path) => inner.get(path),
     getStream: (path) => inner.getStream(path),
+    beginUpload: () => inner.beginUpload(),
     getVersioned: (path) => inner.getVersioned(path),
     putIfVersion: (path, body, contentType, version) => inner.putIfVersion(path, body, contentType, version),
     deleteIfVersion: (path, version) => inner.deleteIfVersion(path, version),
