@@ -7,7 +7,7 @@ import {
   StagedUploadTakenError,
   StoreUnavailableError,
 } from "../inbox";
-import { type ChannelName, fanOut, forwardedChannels, recordDelivery } from "../notify";
+import { type ChannelName, fanOut, forwardedChannels, recordDelivery, storedAttachment } from "../notify";
 import { newReference } from "../reference";
 import type { Services } from "../services";
 import type { Verification } from "../verification";
@@ -77,7 +77,11 @@ export async function receiveBrief(
   }
   if (spam) return { reference: record.reference, forwarded: [] };
 
-  const notice = { record, attachment, folder };
+  const notice = {
+    record,
+    attachment: record.attachment && storedAttachment(services.store, folder, record.attachment),
+    folder,
+  };
   const delivery = await fanOut(
     services.channels,
     notice,

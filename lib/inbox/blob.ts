@@ -79,24 +79,20 @@ export class BlobStore implements ObjectStore {
    * a refused file never reaches the store; `commit` streams that file to the store in one put
    * (read again from disk on each attempt) and removes it.
    */
-  async beginUpload(): Promise<ObjectUpload> {
-    let spool: SpoolFile;
-    try {
-      spool = await SpoolFile.create(tmpdir(), "intake-upload-");
-    } catch (error) {
-      throw new StoreUnavailableError("Could not start an upload", { cause: error });
-    }
+  async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
+    const spool = await spooled("start an upload", options, async () => {
+      const made = await SpoolFile.create(tmpdir(), "intake-upload-");
+      if (options.signal?.aborted) {
+        await made.remove(); // made after the caller stopped waiting: nobody will discard it
+        throw new Error("The deadline passed.");
+      }
+      return made;
+    });
     return {
       get size() {
         return spool.size;
       },
-      write: async (chunk) => {
-        try {
-          await spool.write(chunk);
-        } catch (error) {
-          throw new StoreUnavailableError("Could not write an upload", { cause: error });
-        }
-      },
+      write: (chunk, callOptions = {}) => spooled("write an upload", callOptions, () => spool.write(chunk)),
       read: (target, position) => spool.read(target, position),
       commit: async (path, contentType, options = {}) => {
         assertObjectPath(path);
@@ -405,6 +401,20 @@ async function readAtMost(
     await reader.cancel().catch(() => {});
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * Local spool work (the upload's temporary file) within the caller's deadline, its failures as
+ * `StoreUnavailableError` like the store's own.
+ */
+async function spooled<T>(action: string, options: StoreCallOptions, work: () => Promise<T>): Promise<T> {
+  try {
+    options.signal?.throwIfAborted();
+    return await withinDeadline(work(), options, action);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError(`Could not ${action}`, { cause: error });
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Budget, ProjectType, Timeline } from "../schemas/brief";
 import type { Verification } from "../verification/types";
 import { finishInBackground } from "../background";
 import { Deadline } from "./deadline";
-import type { ObjectStore, StoreCallOptions } from "./types";
+import type { ObjectStore, ObjectUpload, StoreCallOptions } from "./types";
 
 /** What `brief.json` says about the attached file. */
 export interface AttachmentRecord {
@@ -44,7 +44,12 @@ export interface BriefRecord {
 
 export interface AttachmentUpload {
   record: AttachmentRecord;
-  chunks: readonly Uint8Array[];
+  /**
+   * Where the bytes are: written to the store as they arrived (`upload`, committed into the
+   * brief's folder by the save), or in memory (`chunks`).
+   */
+  upload?: ObjectUpload;
+  chunks?: readonly Uint8Array[];
   /**
    * Set when the file was uploaded ahead of the form and read back from this path under
    * `staging/`: the store copies it into the brief's folder instead of writing `chunks` again, and
@@ -157,7 +162,8 @@ export async function saveBrief(
       written.push(path);
       const { contentType } = attachment.record;
       if (attachment.staged) await store.copy(attachment.staged, path, contentType, options);
-      else await store.put(path, attachment.chunks, contentType, options);
+      else if (attachment.upload) await attachment.upload.commit(path, contentType, options);
+      else await store.put(path, attachment.chunks ?? [], contentType, options);
     }
     written.push(`${base}/brief.json`);
     await store.put(

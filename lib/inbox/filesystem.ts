@@ -98,26 +98,25 @@ export class FilesystemStore implements ObjectStore {
    * flushes it, renames it into place and syncs the folders, like `put`. A process that stops
    * mid-upload leaves a `.tmp-upload-*` file that no reader sees.
    */
-  async beginUpload(): Promise<ObjectUpload> {
-    let spool: SpoolFile;
-    try {
+  async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
+    const spool = await this.bounded("start an upload", options, async (step) => {
       await mkdir(this.root, { recursive: true });
-      spool = await SpoolFile.create(this.root, UPLOAD_PREFIX);
-    } catch (error) {
-      throw new StoreUnavailableError("Could not start an upload", { cause: error });
-    }
+      const made = await SpoolFile.create(this.root, UPLOAD_PREFIX);
+      try {
+        step(); // made after the caller stopped waiting: nobody will discard it
+      } catch (error) {
+        await made.remove();
+        throw error;
+      }
+      return made;
+    });
     let placed = false;
     return {
       get size() {
         return spool.size;
       },
-      write: async (chunk) => {
-        try {
-          await spool.write(chunk);
-        } catch (error) {
-          throw new StoreUnavailableError("Could not write an upload", { cause: error });
-        }
-      },
+      write: (chunk, callOptions = {}) =>
+        this.bounded("write an upload", callOptions, () => spool.write(chunk)),
       read: (target, position) => spool.read(target, position),
       commit: async (path, _contentType, options = {}) => {
         const target = this.locate(path);

@@ -51,8 +51,11 @@ export interface ObjectStream {
  * and after `commit` (then it does nothing).
  */
 export interface ObjectUpload {
-  /** Appends a chunk; resolves once it is written (the caller waits: that is the back-pressure). */
-  write(chunk: Uint8Array): Promise<void>;
+  /**
+   * Appends a chunk; resolves once it is written (the caller waits: that is the back-pressure).
+   * Bounded by `options` like any store call.
+   */
+  write(chunk: Uint8Array, options?: StoreCallOptions): Promise<void>;
   /** Bytes written so far. */
   readonly size: number;
   /**
@@ -92,9 +95,10 @@ export interface ObjectStore {
    * Starts an object whose bytes arrive over time and whose path is chosen once they are all in
    * (see `ObjectUpload`): the filesystem keeps them in a temporary file in the inbox that `commit`
    * renames into place; Vercel Blob spools them to a local temporary file that `commit` streams to
-   * the store. Throws `StoreUnavailableError` when the temporary file cannot be made.
+   * the store. Throws `StoreUnavailableError` when the temporary file cannot be made; one made
+   * after the caller's deadline removes itself.
    */
-  beginUpload(): Promise<ObjectUpload>;
+  beginUpload(options?: StoreCallOptions): Promise<ObjectUpload>;
   /** Writes an object only if none exists at `path`; `false` when one does. Atomic. */
   create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */

@@ -1,6 +1,6 @@
 import { finishInBackground } from "../background";
 import { withTimeout } from "../timeout";
-import type { ObjectStore, StoreCallOptions } from "../inbox";
+import type { AttachmentRecord, ObjectStore, StoreCallOptions } from "../inbox";
 import {
   type AcknowledgmentOutcome,
   CHANNEL_NAMES,
@@ -9,7 +9,25 @@ import {
   type ChannelName,
   type Delivery,
   type DeliveryOutcome,
+  type NoticeAttachment,
 } from "./types";
+
+/** A stored brief's attachment for the channels: its bytes streamed from the store when sent. */
+export function storedAttachment(
+  store: ObjectStore,
+  folder: string,
+  record: AttachmentRecord,
+): NoticeAttachment {
+  const path = `${folder}/${record.filename}`;
+  return {
+    record,
+    async open(signal) {
+      const opened = await store.getStream(path, { signal });
+      if (opened === null) throw new Error(`${path} is missing from the inbox`);
+      return opened.body;
+    },
+  };
+}
 
 /** How long the response waits for `delivery.json` to be written before it goes without it. */
 const RECORD_WAIT_MS = 500;

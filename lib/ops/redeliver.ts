@@ -1,4 +1,3 @@
-import type { AttachmentUpload } from "../inbox";
 import {
   CHANNEL_NAMES,
   type ChannelName,
@@ -6,6 +5,7 @@ import {
   type DeliveryOutcome,
   describeFailure,
   fanOut,
+  type NoticeAttachment,
   writeDelivery,
 } from "../notify";
 import type { InboxServices } from "../services";
@@ -151,11 +151,19 @@ export async function redeliverBrief(
     return result;
   }
 
-  let attachment: AttachmentUpload | null = null;
+  let attachment: NoticeAttachment | null = null;
   // Only the email carries the file; the webhook names it by its checksum.
   if (record.attachment && plan.retry.includes("email")) {
     try {
-      attachment = { record: record.attachment, chunks: [await readAttachment(store, brief)] };
+      // Read and checked against brief.json before anything is sent; these bytes are what is mailed.
+      const bytes = await readAttachment(store, brief);
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+      attachment = { record: record.attachment, open: () => Promise.resolve(stream) };
     } catch (error) {
       result.error = `not sent: ${describeFailure(error)}`;
       return result;

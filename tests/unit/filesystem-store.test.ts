@@ -454,7 +454,7 @@ describe("saveBrief", () => {
 
     async function staged(): Promise<AttachmentUpload> {
       const file = upload();
-      await store.put(STAGED, file.chunks, "application/pdf");
+      await store.put(STAGED, file.chunks ?? [], "application/pdf");
       return { ...file, staged: STAGED };
     }
 
