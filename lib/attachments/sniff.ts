@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { fileTypeFromTokenizer } from "file-type";
 import { AbstractTokenizer, EndOfStreamError, type IFileInfo, type IReadChunkOptions } from "strtok3";
 import { cleanFileName } from "./filename";
@@ -158,9 +159,6 @@ async function readFully(source: ByteSource, target: Uint8Array, position: numbe
   return filled;
 }
 
-/** Decode in bounded windows so a single 10 MiB chunk never becomes one 10 MiB string. */
-const DECODE_WINDOW_BYTES = 64 * 1024;
-
 /** Control bytes that no printable text holds: all of C0 but tab, line feed, form feed and carriage return; DEL. */
 function hasNonTextControl(chunk: Uint8Array): boolean {
   for (const byte of chunk) {
@@ -173,42 +171,71 @@ function hasNonTextControl(chunk: Uint8Array): boolean {
 
 /**
  * Gathers a `TextVerdict` over a file's chunks as they arrive: valid UTF-8 across chunk boundaries
- * (a leading BOM is fine: the decoder consumes it), NUL bytes, other control bytes. Decoding stops
- * at the first invalid byte, so a binary file costs little.
+ * (a leading BOM is valid UTF-8 too), NUL bytes, other control bytes. Validated in place with
+ * `isUtf8`, never decoded: a 10 MiB upload makes no strings, only the up to 3 bytes of a character
+ * split between two chunks are copied. It stops looking at the first invalid byte.
  */
 export class TextScan {
-  private readonly decoder = new TextDecoder("utf-8", { fatal: true });
+  /** The start of a character that the previous chunk ended in the middle of. */
+  private carry: Uint8Array = new Uint8Array(0);
   private utf8 = true;
   private nul = false;
   private control = false;
 
   update(chunk: Uint8Array): void {
-    if (!this.utf8 || this.nul) return;
+    if (!this.utf8 || this.nul || chunk.byteLength === 0) return;
     if (chunk.includes(0)) {
       this.nul = true;
       return;
     }
     if (!this.control && hasNonTextControl(chunk)) this.control = true;
-    try {
-      for (let offset = 0; offset < chunk.byteLength; offset += DECODE_WINDOW_BYTES) {
-        this.decoder.decode(chunk.subarray(offset, offset + DECODE_WINDOW_BYTES), { stream: true });
+    let body = chunk;
+    if (this.carry.byteLength > 0) {
+      // Complete the split character with the bytes it still needs (its lead byte says how many).
+      const need = sequenceLength(this.carry[0] ?? 0) - this.carry.byteLength;
+      const head = Buffer.concat([this.carry, chunk.subarray(0, need)]);
+      if (head.byteLength < this.carry.byteLength + need) {
+        this.carry = head; // the chunk was shorter than what the character still needs
+        return;
       }
-    } catch {
-      this.utf8 = false;
+      if (!isUtf8(head)) {
+        this.utf8 = false;
+        return;
+      }
+      body = chunk.subarray(need);
     }
+    const split = incompleteTail(body);
+    this.carry = split === 0 ? new Uint8Array(0) : Uint8Array.from(body.subarray(body.byteLength - split));
+    if (!isUtf8(body.subarray(0, body.byteLength - split))) this.utf8 = false;
   }
 
   finish(): TextVerdict {
-    if (this.utf8 && !this.nul) {
-      try {
-        this.decoder.decode(); // Flush: throws if the file ends in the middle of a multi-byte sequence.
-      } catch {
-        this.utf8 = false;
-      }
-    }
-    const text = this.utf8 && !this.nul;
+    // A file that ends in the middle of a character is not text.
+    const text = this.utf8 && !this.nul && this.carry.byteLength === 0;
     return { text, printable: text && !this.control };
   }
+}
+
+/** How many bytes the UTF-8 sequence that `lead` starts has (1 for anything that is no lead byte). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  return 1;
+}
+
+/**
+ * How many bytes at the end of `bytes` start a character that continues in the next chunk: 0 when
+ * the last character is whole (or the bytes are not UTF-8 anyway: `isUtf8` then says so).
+ */
+function incompleteTail(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.byteLength); back++) {
+    const byte = bytes[bytes.byteLength - back] ?? 0;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for the lead
+    const length = sequenceLength(byte);
+    return length > back ? back : 0;
+  }
+  return 0;
 }
 
 /** Chunks in memory as a `ByteSource`, read in place (no concatenated copy). */
