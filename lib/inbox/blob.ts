@@ -19,6 +19,7 @@ import {
   assertObjectPrefix,
   type GetOptions,
   type ObjectBody,
+  type ObjectEntry,
   type ObjectInfo,
   type ObjectStore,
   type ObjectUpload,
@@ -71,6 +72,11 @@ export class BlobStore implements ObjectStore {
         put(path, toBlob(body, contentType), this.writeOptions(contentType, true, abortSignal)),
       { write: true },
     );
+  }
+
+  /** One put after the other, in order: the store makes each durable before it answers. */
+  async putAll(entries: readonly ObjectEntry[], options: StoreCallOptions = {}): Promise<void> {
+    for (const entry of entries) await this.put(entry.path, entry.body, entry.contentType, options);
   }
 
   /**

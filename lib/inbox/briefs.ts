@@ -58,6 +58,16 @@ export interface AttachmentUpload {
   staged?: string;
 }
 
+/**
+ * A small file that belongs in the brief's folder from the moment it is committed, written with
+ * `brief.json` (before it; `delivery.json` when there is nothing to notify).
+ */
+export interface BriefFile {
+  name: string;
+  body: string;
+  contentType: string;
+}
+
 /** Honeypot catches live apart from real briefs, under the same layout. */
 export type Folder = "briefs" | "spam";
 
@@ -127,7 +137,8 @@ export async function createIfAbsent(
  * attachment (uploaded ahead of the form) is first claimed for this brief, so that of concurrent
  * briefs naming it exactly one stores it (the others get `StagedUploadTakenError`); it is copied
  * rather than written, and the staged object is deleted only after the commit point: until then
- * it is the only copy the visitor has handed over.
+ * it is the only copy the visitor has handed over. Files `alongside` (`delivery.json` when nothing
+ * is to be notified) are written with `brief.json`, placed just before it, in one flush.
  *
  * Every call is bounded by the save's deadline. When a write fails or runs out of time, what this
  * save wrote is removed, `brief.json` first and the attachment only once `brief.json` is gone, so a
@@ -142,6 +153,7 @@ export async function saveBrief(
   record: BriefRecord,
   attachment: AttachmentUpload | null,
   deadlines: SaveDeadlines = SAVE_DEADLINES,
+  alongside: readonly BriefFile[] = [],
 ): Promise<string> {
   const base = briefFolder(folder, record.reference, new Date(record.receivedAt));
   const deadline = Deadline.in(deadlines.saveMs);
@@ -165,13 +177,16 @@ export async function saveBrief(
       else if (attachment.upload) await attachment.upload.commit(path, contentType, options);
       else await store.put(path, attachment.chunks ?? [], contentType, options);
     }
-    written.push(`${base}/brief.json`);
-    await store.put(
-      `${base}/brief.json`,
-      `${JSON.stringify(record, null, 2)}\n`,
-      "application/json",
-      options,
-    );
+    const commit = {
+      path: `${base}/brief.json`,
+      body: `${JSON.stringify(record, null, 2)}\n`,
+      contentType: "application/json",
+    };
+    const files = [...alongside.map((file) => ({ ...file, path: `${base}/${file.name}` })), commit];
+    written.push(...files.map((file) => file.path));
+    // brief.json last, the commit point; the others are placed before it and flushed with it.
+    if (alongside.length === 0) await store.put(commit.path, commit.body, commit.contentType, options);
+    else await store.putAll(files, options);
   } catch (error) {
     await undoSave(store, written.reverse(), deadline, deadlines.cleanupMs, record.reference);
     throw error;

@@ -23,6 +23,7 @@ import {
   assertObjectPrefix,
   type GetOptions,
   type ObjectBody,
+  type ObjectEntry,
   type ObjectInfo,
   type ObjectStore,
   type ObjectStream,
@@ -90,6 +91,36 @@ export class FilesystemStore implements ObjectStore {
         throw error;
       }
       await this.syncFolders(dirname(target), created);
+    });
+  }
+
+  /**
+   * Every body is written to its temporary file and flushed at once; then they are renamed into
+   * place in order, and each folder is synced once for all of its new entries.
+   */
+  async putAll(entries: readonly ObjectEntry[], options: StoreCallOptions = {}): Promise<void> {
+    const targets = entries.map((entry) => this.locate(entry.path));
+    const folders = [...new Set(targets.map((target) => dirname(target)))];
+    await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, async (step) => {
+      const created = (await Promise.all(folders.map((folder) => this.makeFolder(folder, step)))).flat();
+      const temps = await Promise.allSettled(
+        entries.map((entry, index) => writeTemp(targets[index] ?? "", entry.body, step)),
+      );
+      const written = temps.flatMap((temp) => (temp.status === "fulfilled" ? [temp.value] : []));
+      try {
+        const failed = temps.find((temp) => temp.status === "rejected");
+        if (failed) throw failed.reason;
+        for (const [index, temp] of written.entries()) {
+          step();
+          await rename(temp, targets[index] ?? "");
+        }
+      } catch (error) {
+        await Promise.all(written.map((temp) => rm(temp, { force: true })));
+        throw error;
+      }
+      await Promise.all(
+        folders.map((folder, index) => this.syncFolders(folder, index === 0 ? [...new Set(created)] : [])),
+      );
     });
   }
 

@@ -1,6 +1,13 @@
 /** Bytes to store: text, one buffer, or the chunks an upload arrived in (written without joining them). */
 export type ObjectBody = string | Uint8Array | readonly Uint8Array[];
 
+/** One object to write with `putAll`. */
+export interface ObjectEntry {
+  path: string;
+  body: ObjectBody;
+  contentType: string;
+}
+
 /** One stored object, as `list` reports it. */
 export interface ObjectInfo {
   path: string;
@@ -91,6 +98,13 @@ export interface ObjectStore {
   readonly driver: "filesystem" | "vercel-blob";
   /** Writes an object whole, replacing any earlier one; readers never see it half-written. */
   put(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<void>;
+  /**
+   * Writes several objects, each whole like `put`, placed in the order given (so the last one can
+   * be a commit point), and all durable when it returns: the filesystem flushes each folder's new
+   * entries once for all of them. Not atomic as a group: after a failure some may be in place, for
+   * the caller to remove.
+   */
+  putAll(entries: readonly ObjectEntry[], options?: StoreCallOptions): Promise<void>;
   /**
    * Starts an object whose bytes arrive over time and whose path is chosen once they are all in
    * (see `ObjectUpload`): the filesystem keeps them in a temporary file in the inbox that `commit`

@@ -1,6 +1,6 @@
 import { finishInBackground } from "../background";
 import { withTimeout } from "../timeout";
-import type { AttachmentRecord, ObjectStore, StoreCallOptions } from "../inbox";
+import type { AttachmentRecord, BriefFile, ObjectStore, StoreCallOptions } from "../inbox";
 import {
   type AcknowledgmentOutcome,
   CHANNEL_NAMES,
@@ -108,6 +108,15 @@ export async function recordDelivery(store: ObjectStore, folder: string, deliver
   finishInBackground(write, `recording the delivery of ${folder}`);
 }
 
+/** `delivery.json` as a file of the brief's folder. */
+export function deliveryFile(delivery: Delivery): BriefFile {
+  return {
+    name: "delivery.json",
+    body: `${JSON.stringify(delivery, null, 2)}\n`,
+    contentType: "application/json",
+  };
+}
+
 /** Writes `delivery.json` beside the brief, replacing any earlier record; throws when the store fails. */
 export async function writeDelivery(
   store: ObjectStore,
@@ -115,10 +124,6 @@ export async function writeDelivery(
   delivery: Delivery,
   options: StoreCallOptions = {},
 ): Promise<void> {
-  await store.put(
-    `${folder}/delivery.json`,
-    `${JSON.stringify(delivery, null, 2)}\n`,
-    "application/json",
-    options,
-  );
+  const file = deliveryFile(delivery);
+  await store.put(`${folder}/${file.name}`, file.body, file.contentType, options);
 }

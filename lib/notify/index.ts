@@ -4,6 +4,7 @@ import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
 export {
+  deliveryFile,
   describeFailure,
   fanOut,
   forwardedChannels,

@@ -108,6 +108,7 @@ describe("filesystem inbox durability (system call trace)", () => {
       ]),
     );
     expect(placed.filter(({ call }) => call.paths.at(-1)?.endsWith("/brief.json"))).toHaveLength(9);
+    expect(placed.filter(({ call }) => call.paths.at(-1)?.endsWith("/delivery.json"))).toHaveLength(8);
     expect(
       placed.filter(({ call }) => /\/subscribers\/[0-9a-f]{64}\.json$/.test(call.paths.at(-1) ?? "")),
     ).toHaveLength(9);

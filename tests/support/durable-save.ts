@@ -5,7 +5,7 @@
 // directory fsyncs the store may share (group commit): each must still be covered by a sync that
 // began after its entry was made.
 import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { type BriefRecord, saveBrief } from "@/lib/inbox";
+import { type BriefRecord, SAVE_DEADLINES, saveBrief } from "@/lib/inbox";
 import { subscribe } from "@/lib/newsletter";
 
 const root = process.argv[2];
@@ -45,8 +45,11 @@ async function main(): Promise<void> {
   const folder = await saveBrief(store, "briefs", record("K7QM-3XD9-PTWA-84HC", true), attachment);
   const { status } = await subscribe(store, { email: "ada@example.com", topics: [], verification: "off" });
   const concurrent = await Promise.all([
+    // Each with its delivery.json written in the same flush, as when nothing is to be notified.
     ...Array.from({ length: 8 }, (_, i) =>
-      saveBrief(store, "briefs", record(`K7QM-3XD9-PTWA-9${i}HC`, false), null),
+      saveBrief(store, "briefs", record(`K7QM-3XD9-PTWA-9${i}HC`, false), null, SAVE_DEADLINES, [
+        { name: "delivery.json", body: "{}\n", contentType: "application/json" },
+      ]),
     ),
     ...Array.from({ length: 8 }, (_, i) =>
       subscribe(store, { email: `reader-${i}@example.com`, topics: [], verification: "off" }).then(

@@ -133,6 +133,24 @@ export function describeStoreContract(current: () => ObjectStore): void {
       });
     });
 
+    it("putAll writes every object whole, replacing what was there, across folders", async () => {
+      const store = current();
+      await store.put("p/a/delivery.json", "older", "application/json");
+      await store.putAll([
+        { path: "p/a/delivery.json", body: "{}\n", contentType: "application/json" },
+        { path: "p/b/chunks.bin", body: [bytes("one,"), bytes("two")], contentType: "application/pdf" },
+        { path: "p/a/brief.json", body: '{"reference":"X"}', contentType: "application/json" },
+      ]);
+      expect(text(await store.get("p/a/delivery.json"))).toBe("{}\n");
+      expect(text(await store.get("p/b/chunks.bin"))).toBe("one,two");
+      expect(text(await store.get("p/a/brief.json"))).toBe('{"reference":"X"}');
+      expect((await collect(store.list("p/"))).map((info) => info.path)).toEqual([
+        "p/a/brief.json",
+        "p/a/delivery.json",
+        "p/b/chunks.bin",
+      ]);
+    });
+
     describe("beginUpload", () => {
       /** 3 MiB of varied bytes in uneven chunks, as a request's file part arrives. */
       function uploadChunks(): { chunks: Buffer[]; whole: Buffer } {

@@ -338,6 +338,9 @@ function wrap(
     get: (path) => inner.get(path),
     getStream: (path) => inner.getStream(path),
     beginUpload: () => inner.beginUpload(),
+    async putAll(entries) {
+      for (const entry of entries) await wrapped.put(entry.path, entry.body, entry.contentType);
+    },
     getVersioned: (path) => inner.getVersioned(path),
     putIfVersion: (path, body, contentType, version) => inner.putIfVersion(path, body, contentType, version),
     deleteIfVersion: (path, version) => inner.deleteIfVersion(path, version),
@@ -565,6 +568,9 @@ describe("saveBrief", () => {
         get: (path) => store.get(path),
         getStream: () => Promise.reject(new Error("not used")),
         beginUpload: () => store.beginUpload(),
+        async putAll(entries, options) {
+          for (const entry of entries) await hung.put(entry.path, entry.body, entry.contentType, options);
+        },
         getVersioned: () => Promise.reject(new Error("not used")),
         putIfVersion: () => Promise.reject(new Error("not used")),
         deleteIfVersion: () => Promise.reject(new Error("not used")),

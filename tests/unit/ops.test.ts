@@ -341,6 +341,9 @@ class WatchedStore implements ObjectStore {
   beginUpload() {
     return this.inner.beginUpload();
   }
+  putAll(...args: Parameters<ObjectStore["putAll"]>) {
+    return this.inner.putAll(...args);
+  }
   copy(...args: Parameters<ObjectStore["copy"]>) {
     return this.inner.copy(...args);
   }
