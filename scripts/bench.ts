@@ -19,6 +19,8 @@ import { parseArgs } from "node:util";
 import autocannon, { type Request as CannonRequest, type Result } from "autocannon";
 import { briefForm, validBrief } from "../tests/support/contact";
 import { makeFileOfSize, makePdf, TEN_MIB } from "../tests/support/files";
+import { blobEnv } from "../tests/support/blob-app";
+import { startBlobStandIn } from "../tests/support/blob-standin";
 import { type AppServer, startApp, tempDir } from "../tests/support/server";
 import { bytesRead, cpuMilliseconds, listeningPid, residentMemory, resetPeakMemory } from "./bench/proc";
 
@@ -94,9 +96,21 @@ function ensureBuild(): void {
 // ---------------------------------------------------------------------------------------------------
 // Throughput and latency
 
+/** Which server a scenario runs against: the embedded defaults, the same with the default rate limits, or the Blob inbox. */
+type ServerKind = "filesystem" | "limited" | "blob";
+
 interface Scenario {
   name: string;
   requests: CannonRequest[];
+  server: ServerKind;
+  /** The status every answer should have (200, or 429 for the flood). */
+  expectedStatus: number;
+}
+
+/** A running server the throughput scenarios use, with the pid whose CPU time is read. */
+interface MeasuredServer {
+  app: AppServer;
+  pid: number;
 }
 
 async function scenarios(): Promise<Scenario[]> {
@@ -120,11 +134,13 @@ async function scenarios(): Promise<Scenario[]> {
     setupRequest: withAddress,
   });
   let subscriber = 0;
+  const ok = { server: "filesystem", expectedStatus: 200 } as const;
   return [
-    { name: "GET /api/health", requests: [{ method: "GET", path: "/api/health" }] },
-    { name: "POST /api/contact", requests: [contact(plain)] },
-    { name: "POST /api/contact + 1 MiB PDF", requests: [contact(pdf)] },
+    { ...ok, name: "GET /api/health", requests: [{ method: "GET", path: "/api/health" }] },
+    { ...ok, name: "POST /api/contact", requests: [contact(plain)] },
+    { ...ok, name: "POST /api/contact + 1 MiB PDF", requests: [contact(pdf)] },
     {
+      ...ok,
       name: "POST /api/newsletter (new address)",
       requests: [
         {
@@ -139,6 +155,22 @@ async function scenarios(): Promise<Scenario[]> {
         },
       ],
     },
+    {
+      // One address over the default limit (5 per 10 minutes): every answer past the first five is a
+      // 429, which must stay cheap, since a flood is what the limit is for.
+      name: "POST /api/contact, 429 flood (one address)",
+      server: "limited",
+      expectedStatus: 429,
+      requests: [
+        {
+          method: "POST",
+          path: "/api/contact",
+          headers: { "content-type": plain.contentType, "x-forwarded-for": "203.0.113.7" },
+          body: plain.body,
+        },
+      ],
+    },
+    { ...ok, name: "POST /api/contact (Blob inbox)", server: "blob", requests: [contact(plain)] },
   ];
 }
 
@@ -153,6 +185,8 @@ interface ThroughputRow {
   errors: number;
   timeouts: number;
   non2xx: number;
+  /** Answers with another status than the scenario expects (non-2xx, or non-429 for the flood). */
+  unexpected: number;
   statusCodes: Record<string, number>;
   /** Requests/s as a fraction of GET /api/health's. */
   throughputVsHealth: number;
@@ -239,6 +273,14 @@ function summarise(scenario: Scenario, rounds: Round[]): ThroughputRow {
       (total, [status, count]) => total + (status.startsWith("2") ? 0 : count),
       0,
     ),
+    unexpected: Object.entries(statusCodes).reduce(
+      (total, [status, count]) =>
+        total +
+        (status === String(scenario.expectedStatus) || (scenario.expectedStatus === 429 && status === "200")
+          ? 0
+          : count),
+      0,
+    ),
     statusCodes,
     throughputVsHealth: NaN,
     throughputVsHealthByCpu: NaN,
@@ -253,10 +295,11 @@ function summarise(scenario: Scenario, rounds: Round[]): ThroughputRow {
  * health, contact, ...), so that a burst of load from elsewhere on a shared machine falls on all of
  * them alike instead of on whichever happened to run at that moment.
  */
-async function measureThroughput(app: AppServer, pid: number): Promise<ThroughputRow[]> {
+async function measureThroughput(servers: Record<ServerKind, MeasuredServer>): Promise<ThroughputRow[]> {
   const list = await scenarios();
   console.log(`  warming up: ${WARM_UP_SECONDS} s per endpoint`);
   for (const scenario of list) {
+    const { app } = servers[scenario.server];
     await autocannon({ url: app.url, connections, duration: WARM_UP_SECONDS, requests: scenario.requests });
   }
   const seconds = duration / rounds;
@@ -264,6 +307,7 @@ async function measureThroughput(app: AppServer, pid: number): Promise<Throughpu
   const measured = list.map(() => [] as Round[]);
   for (let index = 0; index < rounds; index++) {
     for (const [position, scenario] of list.entries()) {
+      const { app, pid } = servers[scenario.server];
       measured[position]?.push(await round(app, pid, scenario, seconds));
       await sleep(200);
     }
@@ -315,6 +359,7 @@ function post(app: AppServer, body: Buffer, contentType: string): Promise<RawAns
 }
 
 interface MemoryResult {
+  inbox: "filesystem" | "blob";
   uploads: number;
   fileBytes: number;
   bytesInFlight: number;
@@ -322,14 +367,19 @@ interface MemoryResult {
   idleRssBytes: number;
   peakRssBytes: number;
   peakAboveIdleBytes: number;
-  /** Peak above idle divided by the file bytes in flight. Target: at most 1.5. */
+  /** Peak above idle divided by the file bytes in flight. Target: at most 0.25. */
   ratioToBytesInFlight: number;
   /** Where the peak came from: VmHWM after a reset, or only the 10 ms samples of VmRSS. */
   peakSource: "VmHWM" | "VmRSS samples";
   elapsedMs: number;
 }
 
-async function measureUploadMemory(app: AppServer, pid: number): Promise<MemoryResult> {
+async function measureUploadMemory(
+  app: AppServer,
+  pid: number,
+  inbox: "filesystem" | "blob",
+  uploads: number,
+): Promise<MemoryResult> {
   // Load the route's code (parser, type sniffing, store) with small briefs, then let the heap settle.
   const small = await multipart(briefForm(validBrief(), { bytes: makePdf(), name: "brief.pdf" }));
   for (let i = 0; i < 5; i++) await post(app, small.body, small.contentType);
@@ -362,6 +412,7 @@ async function measureUploadMemory(app: AppServer, pid: number): Promise<MemoryR
   for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
   const bytesInFlight = uploads * file.byteLength;
   return {
+    inbox,
     uploads,
     fileBytes: file.byteLength,
     bytesInFlight,
@@ -468,7 +519,7 @@ function printThroughput(rows: ThroughputRow[]): void {
     "p99 ms",
     "p99 vs health",
     "errors",
-    "non-2xx",
+    "unexpected",
     "CPU ms/req",
     "of it JS thread",
   ];
@@ -481,7 +532,7 @@ function printThroughput(rows: ThroughputRow[]): void {
     fixed(row.latencyMs.p99, 0),
     `${fixed(row.p99VsHealth, 2)}x`,
     String(row.errors + row.timeouts),
-    String(row.non2xx),
+    String(row.unexpected),
     fixed(row.serverCpuMsPerRequest, 2),
     fixed(row.mainThreadCpuMsPerRequest, 2),
   ]);
@@ -512,7 +563,7 @@ interface Target {
 
 function targets(
   rows: ThroughputRow[] | null,
-  memory: MemoryResult | null,
+  memory: readonly MemoryResult[],
   oversize: OversizeResult | null,
 ): Target[] {
   const list: Target[] = [];
@@ -521,36 +572,49 @@ function targets(
   const newsletter = row("POST /api/newsletter (new address)");
   if (contact) {
     list.push({
-      target: "contact without a file >= 50% of health's req/s",
+      target: "contact without a file >= 60% of health's req/s",
       measured: `${fixed(contact.throughputVsHealth * 100, 0)}% (by CPU time: ${fixed(contact.throughputVsHealthByCpu * 100, 0)}%)`,
-      met: contact.throughputVsHealth >= 0.5,
+      met: contact.throughputVsHealth >= 0.6,
     });
     list.push({
-      target: "contact without a file: p99 < 4x health's p99",
+      target: "contact without a file: p99 <= 2x health's p99",
       measured: `${fixed(contact.p99VsHealth, 2)}x`,
-      met: contact.p99VsHealth < 4,
+      met: contact.p99VsHealth <= 2,
     });
   }
   if (newsletter) {
     list.push({
-      target: "newsletter >= 60% of health's req/s",
+      target: "newsletter >= 80% of health's req/s",
       measured: `${fixed(newsletter.throughputVsHealth * 100, 0)}% (by CPU time: ${fixed(newsletter.throughputVsHealthByCpu * 100, 0)}%)`,
-      met: newsletter.throughputVsHealth >= 0.6,
+      met: newsletter.throughputVsHealth >= 0.8,
     });
   }
   if (rows) {
-    const failures = rows.reduce((total, each) => total + each.errors + each.timeouts + each.non2xx, 0);
+    const failures = rows.reduce((total, each) => total + each.errors + each.timeouts + each.unexpected, 0);
     list.push({
-      target: "no errors, timeouts or non-2xx answers",
+      target: "no errors, timeouts or unexpected statuses (2xx; 429 for the flood)",
       measured: String(failures),
       met: failures === 0,
     });
   }
-  if (memory) {
+  for (const inbox of ["filesystem", "blob"] as const) {
+    const runs = memory.filter((each) => each.inbox === inbox).sort((a, b) => b.uploads - a.uploads);
+    const [full, quarter] = runs;
+    if (!full) continue;
+    // What each further upload adds, with the garbage level that does not grow with them taken out.
+    const marginal =
+      quarter && full.uploads > quarter.uploads
+        ? (full.peakAboveIdleBytes - quarter.peakAboveIdleBytes) /
+          (full.bytesInFlight - quarter.bytesInFlight)
+        : NaN;
     list.push({
-      target: `peak memory above idle <= 1.5x the ${mib(memory.bytesInFlight)} of files in flight`,
-      measured: `${mib(memory.peakAboveIdleBytes)} = ${fixed(memory.ratioToBytesInFlight, 2)}x`,
-      met: memory.ratioToBytesInFlight <= 1.5 && memory.statuses["200"] === memory.uploads,
+      target: `${inbox} inbox: peak memory above idle <= 0.25x the ${mib(full.bytesInFlight)} of files in flight`,
+      measured:
+        `${mib(full.peakAboveIdleBytes)} = ${fixed(full.ratioToBytesInFlight, 2)}x` +
+        (quarter
+          ? ` (${quarter.uploads} uploads: ${mib(quarter.peakAboveIdleBytes)}; each further upload ${fixed(marginal, 2)}x of its bytes)`
+          : ""),
+      met: full.ratioToBytesInFlight <= 0.25 && runs.every((each) => each.statuses["200"] === each.uploads),
     });
   }
   if (oversize) {
@@ -579,51 +643,78 @@ async function main(): Promise<void> {
   );
   const inboxes: string[] = [];
   let throughput: ThroughputRow[] | null = null;
-  let memory: MemoryResult | null = null;
+  const memory: MemoryResult[] = [];
   let oversize: OversizeResult | null = null;
+  const standIn = await startBlobStandIn();
+  /** A fresh server of `kind`, with the pid that holds its listening socket. */
+  const startServer = async (kind: ServerKind): Promise<MeasuredServer> => {
+    const inbox = await tempDir("intake-bench-");
+    inboxes.push(inbox);
+    const env: Record<string, string> =
+      kind === "blob"
+        ? { ...SERVER_ENV, ...blobEnv(standIn.token, standIn.origin) }
+        : kind === "limited"
+          ? { IP_HASH_SALT: SERVER_ENV.IP_HASH_SALT, INBOX_DIR: inbox }
+          : { ...SERVER_ENV, INBOX_DIR: inbox };
+    const app = await startApp(env);
+    return { app, pid: await listeningPid(app.pid, app.port) };
+  };
   try {
     if (!flags["skip-throughput"]) {
-      const inbox = await tempDir("intake-bench-");
-      inboxes.push(inbox);
-      const app = await startApp({ ...SERVER_ENV, INBOX_DIR: inbox });
+      const servers: Partial<Record<ServerKind, MeasuredServer>> = {};
       try {
-        console.log(`\nThroughput (${app.url}, server pid ${app.pid}):`);
-        throughput = await measureThroughput(app, await listeningPid(app.pid, app.port));
+        for (const kind of ["filesystem", "limited", "blob"] as const)
+          servers[kind] = await startServer(kind);
+        const all = servers as Record<ServerKind, MeasuredServer>;
+        console.log(
+          `\nThroughput (filesystem inbox: ${all.filesystem.app.url}, default limits: ${all.limited.app.url}, ` +
+            `Blob inbox through the stand-in: ${all.blob.app.url}):`,
+        );
+        throughput = await measureThroughput(all);
       } finally {
-        await app.stop();
+        await Promise.all(Object.values(servers).map((server) => server.app.stop()));
       }
       printThroughput(throughput);
     }
     if (!flags["skip-memory"]) {
-      const inbox = await tempDir("intake-bench-");
-      inboxes.push(inbox);
-      // A fresh server, so the throughput run's garbage does not count as its idle level.
-      const app = await startApp({ ...SERVER_ENV, INBOX_DIR: inbox });
-      try {
-        const pid = await listeningPid(app.pid, app.port);
-        console.log(`\nMemory: ${uploads} concurrent uploads of a 10 MiB PDF (server pid ${pid})...`);
-        memory = await measureUploadMemory(app, pid);
-        console.log(
-          `  idle ${mib(memory.idleRssBytes)}, peak ${mib(memory.peakRssBytes)} (${memory.peakSource}), ` +
-            `above idle ${mib(memory.peakAboveIdleBytes)} = ${fixed(memory.ratioToBytesInFlight, 2)}x of ` +
-            `${mib(memory.bytesInFlight)}; answers ${JSON.stringify(memory.statuses)} in ${fixed(memory.elapsedMs / 1000)} s`,
-        );
-        console.log("\nDeclared 100 MiB body, sent 16 KiB every 2 ms:");
-        oversize = await measureDeclaredOversize(app, pid);
-        console.log(
-          `  ${oversize.status} after ${fixed(oversize.answeredAfterMs)} ms; by then the client had sent ` +
-            `${fixed(oversize.clientBytesSent / KiB)} KiB and the server had read ${fixed(oversize.serverBytesRead / KiB)} KiB`,
-        );
-        console.log(
-          `  sending on for 1 s after the answer: client sent ${fixed(oversize.afterwards.clientBytesSent / KiB)} KiB, ` +
-            `server read ${fixed(oversize.afterwards.serverBytesRead / KiB)} KiB, connection ` +
-            (oversize.afterwards.connectionClosed ? "closed by the server" : "still open"),
-        );
-      } finally {
-        await app.stop();
+      for (const inbox of ["filesystem", "blob"] as const) {
+        // A fresh server each time, so earlier garbage does not count as its idle level; and a
+        // quarter of the uploads too, to tell what each upload holds from the garbage the runtime
+        // lets build up before it collects (a level that does not grow with the uploads).
+        for (const count of [uploads, Math.max(1, Math.floor(uploads / 4))]) {
+          const { app, pid } = await startServer(inbox);
+          try {
+            console.log(
+              `\nMemory, ${inbox} inbox: ${count} concurrent uploads of a 10 MiB PDF (server pid ${pid})...`,
+            );
+            const result = await measureUploadMemory(app, pid, inbox, count);
+            memory.push(result);
+            console.log(
+              `  idle ${mib(result.idleRssBytes)}, peak ${mib(result.peakRssBytes)} (${result.peakSource}), ` +
+                `above idle ${mib(result.peakAboveIdleBytes)} = ${fixed(result.ratioToBytesInFlight, 2)}x of ` +
+                `${mib(result.bytesInFlight)}; answers ${JSON.stringify(result.statuses)} in ${fixed(result.elapsedMs / 1000)} s`,
+            );
+            if (inbox === "filesystem" && count === uploads) {
+              console.log("\nDeclared 100 MiB body, sent 16 KiB every 2 ms:");
+              oversize = await measureDeclaredOversize(app, pid);
+              console.log(
+                `  ${oversize.status} after ${fixed(oversize.answeredAfterMs)} ms; by then the client had sent ` +
+                  `${fixed(oversize.clientBytesSent / KiB)} KiB and the server had read ${fixed(oversize.serverBytesRead / KiB)} KiB`,
+              );
+              console.log(
+                `  sending on for 1 s after the answer: client sent ${fixed(oversize.afterwards.clientBytesSent / KiB)} KiB, ` +
+                  `server read ${fixed(oversize.afterwards.serverBytesRead / KiB)} KiB, connection ` +
+                  (oversize.afterwards.connectionClosed ? "closed by the server" : "still open"),
+              );
+            }
+          } finally {
+            await app.stop();
+          }
+        }
       }
     }
   } finally {
+    await standIn.close();
     await Promise.all(inboxes.map((inbox) => rm(inbox, { recursive: true, force: true })));
   }
 

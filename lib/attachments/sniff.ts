@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { fileTypeFromTokenizer } from "file-type";
 import { AbstractTokenizer, EndOfStreamError, type IFileInfo, type IReadChunkOptions } from "strtok3";
 import { cleanFileName } from "./filename";
@@ -54,24 +55,54 @@ export async function inspectAttachment(
   chunks: readonly Uint8Array[],
   originalName: string,
 ): Promise<AttachmentInspection> {
-  const size = chunks.reduce((total, chunk) => total + chunk.byteLength, 0);
-  if (size === 0) return refuse("empty");
+  const scan = new TextScan();
+  for (const chunk of chunks) scan.update(chunk);
+  return inspectBytes(new ChunksSource(chunks), scan.finish(), originalName);
+}
+
+/** Random access to a file's bytes wherever they are: chunks in memory, an upload's temporary file. */
+export interface ByteSource {
+  readonly size: number;
+  /** Copies up to `target.byteLength` bytes from `position` into `target`; answers how many. */
+  read(target: Uint8Array, position: number): Promise<number>;
+}
+
+/** What a file's bytes say about being plain text, gathered by `TextScan` as they arrive. */
+export interface TextVerdict {
+  /** Valid UTF-8 (a leading BOM allowed) with no NUL byte. */
+  text: boolean;
+  /** `text`, and no other control byte but tab, line feed, form feed and carriage return. */
+  printable: boolean;
+}
+
+/**
+ * Decides a file's type from its bytes: the binary formats from their structure (read from
+ * `source`, a few bytes for most, the ZIP entries of a DOCX), text from `text`, which the caller
+ * gathered over every byte (a file streamed to disk is scanned on its way there).
+ */
+export async function inspectBytes(
+  source: ByteSource,
+  text: TextVerdict,
+  originalName: string,
+): Promise<AttachmentInspection> {
+  if (source.size === 0) return refuse("empty");
 
   let detected: { ext: string; mime: string } | undefined;
   try {
-    detected = await fileTypeFromTokenizer(new ChunksTokenizer(chunks, size));
+    detected = await fileTypeFromTokenizer(new SourceTokenizer(source));
   } catch {
     // A parser error means the bytes are malformed for whatever they claim to be: not something we accept.
     return refuse("unsupported");
   }
 
   if (detected) {
-    const binary = allowedBinaryType(detected, chunks);
+    const head = new Uint8Array(Math.min(16, source.size));
+    const binary = allowedBinaryType(detected, head.subarray(0, await readFully(source, head, 0)));
     if (binary) return accept(binary);
     // Some signatures are plain ASCII ("BM" for BMP, "GIF8", "<?xml", "%!"): a file that matches one
     // yet holds nothing but printable UTF-8 text is a text file that happens to start that way.
-    if (!isUtf8Text(chunks, { printableOnly: true })) return refuse("unsupported");
-  } else if (!isUtf8Text(chunks)) {
+    if (!text.printable) return refuse("unsupported");
+  } else if (!text.text) {
     return refuse("unsupported");
   }
   return accept(/\.md$/i.test(cleanFileName(originalName)) ? "md" : "txt");
@@ -97,36 +128,36 @@ const ZIP_LOCAL_HEADER_MAGIC = [0x50, 0x4b, 0x03, 0x04]; // "PK\3\4"
  */
 function allowedBinaryType(
   detected: { ext: string; mime: string },
-  chunks: readonly Uint8Array[],
+  head: Uint8Array,
 ): AttachmentType["ext"] | null {
   switch (detected.mime) {
     case ATTACHMENT_CONTENT_TYPES.pdf:
-      return startsWith(chunks, PDF_MAGIC) ? "pdf" : null;
+      return startsWith(head, PDF_MAGIC) ? "pdf" : null;
     case ATTACHMENT_CONTENT_TYPES.docx:
-      return startsWith(chunks, ZIP_LOCAL_HEADER_MAGIC) ? "docx" : null;
+      return startsWith(head, ZIP_LOCAL_HEADER_MAGIC) ? "docx" : null;
     case ATTACHMENT_CONTENT_TYPES.png:
-      return startsWith(chunks, PNG_MAGIC) ? "png" : null;
+      return startsWith(head, PNG_MAGIC) ? "png" : null;
     case ATTACHMENT_CONTENT_TYPES.jpg:
-      return detected.ext === "jpg" && startsWith(chunks, JPEG_MAGIC) ? "jpg" : null;
+      return detected.ext === "jpg" && startsWith(head, JPEG_MAGIC) ? "jpg" : null;
     default:
       return null;
   }
 }
 
-function startsWith(chunks: readonly Uint8Array[], magic: readonly number[]): boolean {
-  let index = 0;
-  for (const chunk of chunks) {
-    for (const byte of chunk) {
-      if (index === magic.length) return true;
-      if (byte !== magic[index]) return false;
-      index++;
-    }
-  }
-  return index === magic.length;
+function startsWith(head: Uint8Array, magic: readonly number[]): boolean {
+  return head.byteLength >= magic.length && magic.every((byte, index) => head[index] === byte);
 }
 
-/** Decode in bounded windows so a single 10 MiB chunk never becomes one 10 MiB string. */
-const DECODE_WINDOW_BYTES = 64 * 1024;
+/** Reads until `target` is full or the source ends; answers how many bytes were read. */
+async function readFully(source: ByteSource, target: Uint8Array, position: number): Promise<number> {
+  let filled = 0;
+  while (filled < target.byteLength) {
+    const count = await source.read(target.subarray(filled), position + filled);
+    if (count <= 0) break;
+    filled += count;
+  }
+  return filled;
+}
 
 /** Control bytes that no printable text holds: all of C0 but tab, line feed, form feed and carriage return; DEL. */
 function hasNonTextControl(chunk: Uint8Array): boolean {
@@ -139,48 +170,135 @@ function hasNonTextControl(chunk: Uint8Array): boolean {
 }
 
 /**
- * Plain text: valid UTF-8 across chunk boundaries (a leading BOM is fine: the decoder consumes it),
- * and no NUL byte anywhere; with `printableOnly`, no other control byte either.
+ * Gathers a `TextVerdict` over a file's chunks as they arrive: valid UTF-8 across chunk boundaries
+ * (a leading BOM is valid UTF-8 too), NUL bytes, other control bytes. Validated in place with
+ * `isUtf8`, never decoded: a 10 MiB upload makes no strings, only the up to 3 bytes of a character
+ * split between two chunks are copied. It stops looking at the first invalid byte.
  */
-function isUtf8Text(chunks: readonly Uint8Array[], { printableOnly = false } = {}): boolean {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  try {
-    for (const chunk of chunks) {
-      if (chunk.includes(0)) return false;
-      if (printableOnly && hasNonTextControl(chunk)) return false;
-      for (let offset = 0; offset < chunk.byteLength; offset += DECODE_WINDOW_BYTES) {
-        decoder.decode(chunk.subarray(offset, offset + DECODE_WINDOW_BYTES), { stream: true });
-      }
+export class TextScan {
+  /** The start of a character that the previous chunk ended in the middle of. */
+  private carry: Uint8Array = new Uint8Array(0);
+  private utf8 = true;
+  private nul = false;
+  private control = false;
+
+  update(chunk: Uint8Array): void {
+    if (!this.utf8 || this.nul || chunk.byteLength === 0) return;
+    if (chunk.includes(0)) {
+      this.nul = true;
+      return;
     }
-    decoder.decode(); // Flush: throws if the file ends in the middle of a multi-byte sequence.
-    return true;
-  } catch {
-    return false;
+    if (!this.control && hasNonTextControl(chunk)) this.control = true;
+    let body = chunk;
+    if (this.carry.byteLength > 0) {
+      // Complete the split character with the bytes it still needs (its lead byte says how many).
+      const need = sequenceLength(this.carry[0] ?? 0) - this.carry.byteLength;
+      const head = Buffer.concat([this.carry, chunk.subarray(0, need)]);
+      if (head.byteLength < this.carry.byteLength + need) {
+        this.carry = head; // the chunk was shorter than what the character still needs
+        return;
+      }
+      if (!isUtf8(head)) {
+        this.utf8 = false;
+        return;
+      }
+      body = chunk.subarray(need);
+    }
+    const split = incompleteTail(body);
+    this.carry = split === 0 ? new Uint8Array(0) : Uint8Array.from(body.subarray(body.byteLength - split));
+    if (!isUtf8(body.subarray(0, body.byteLength - split))) this.utf8 = false;
+  }
+
+  finish(): TextVerdict {
+    // A file that ends in the middle of a character is not text.
+    const text = this.utf8 && !this.nul && this.carry.byteLength === 0;
+    return { text, printable: text && !this.control };
   }
 }
 
+/** How many bytes the UTF-8 sequence that `lead` starts has (1 for anything that is no lead byte). */
+function sequenceLength(lead: number): number {
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  return 1;
+}
+
 /**
- * A random-access strtok3 tokenizer over the received chunks, so file-type reads them in place: no
- * concatenation, and the size is known (file-type applies much tighter limits to unknown-size streams,
- * e.g. it gives up on a ZIP entry over 1 MiB, which would turn a DOCX whose `[Content_Types].xml` is not
- * the first entry — as LibreOffice writes them — into a plain ZIP).
+ * How many bytes at the end of `bytes` start a character that continues in the next chunk: 0 when
+ * the last character is whole (or the bytes are not UTF-8 anyway: `isUtf8` then says so).
  */
-class ChunksTokenizer extends AbstractTokenizer {
-  override readonly fileInfo: IFileInfo & { size: number };
+function incompleteTail(bytes: Uint8Array): number {
+  for (let back = 1; back <= Math.min(3, bytes.byteLength); back++) {
+    const byte = bytes[bytes.byteLength - back] ?? 0;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for the lead
+    const length = sequenceLength(byte);
+    return length > back ? back : 0;
+  }
+  return 0;
+}
+
+/** Chunks in memory as a `ByteSource`, read in place (no concatenated copy). */
+class ChunksSource implements ByteSource {
+  readonly size: number;
   private readonly chunks: readonly Uint8Array[];
   /** starts[i] is the file offset of chunks[i]'s first byte. */
-  private readonly starts: number[];
+  private readonly starts: number[] = [];
 
-  constructor(chunks: readonly Uint8Array[], size: number) {
-    super();
+  constructor(chunks: readonly Uint8Array[]) {
     this.chunks = chunks.filter((chunk) => chunk.byteLength > 0);
-    this.starts = [];
     let offset = 0;
     for (const chunk of this.chunks) {
       this.starts.push(offset);
       offset += chunk.byteLength;
     }
-    this.fileInfo = { size };
+    this.size = offset;
+  }
+
+  read(target: Uint8Array, position: number): Promise<number> {
+    const length = Math.max(0, Math.min(this.size - position, target.byteLength));
+    let written = 0;
+    let index = this.chunkIndexAt(position);
+    while (written < length) {
+      const chunk = this.chunks[index];
+      const start = this.starts[index];
+      if (chunk === undefined || start === undefined) break;
+      const from = position + written - start;
+      const count = Math.min(chunk.byteLength - from, length - written);
+      target.set(chunk.subarray(from, from + count), written);
+      written += count;
+      index++;
+    }
+    return Promise.resolve(written);
+  }
+
+  /** Index of the chunk holding file offset `position` (binary search; the chunks are non-empty). */
+  private chunkIndexAt(position: number): number {
+    let low = 0;
+    let high = this.starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((this.starts[middle] ?? Infinity) <= position) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+}
+
+/**
+ * A random-access strtok3 tokenizer over a `ByteSource`, so file-type reads the bytes where they are
+ * and knows the size (file-type applies much tighter limits to unknown-size streams, e.g. it gives
+ * up on a ZIP entry over 1 MiB, which would turn a DOCX whose `[Content_Types].xml` is not the first
+ * entry, as LibreOffice writes them, into a plain ZIP).
+ */
+class SourceTokenizer extends AbstractTokenizer {
+  override readonly fileInfo: IFileInfo & { size: number };
+  private readonly source: ByteSource;
+
+  constructor(source: ByteSource) {
+    super();
+    this.source = source;
+    this.fileInfo = { size: source.size };
   }
 
   supportsRandomAccess(): boolean {
@@ -203,35 +321,8 @@ class ChunksTokenizer extends AbstractTokenizer {
     const { position, length, mayBeLess } = this.normalizeOptions(target, options);
     const available = Math.max(0, Math.min(this.fileInfo.size - position, length));
     if (!mayBeLess && available < length) throw new EndOfStreamError();
-    this.copyOut(target, position, available);
-    return available;
-  }
-
-  /** Copies `length` bytes starting at file offset `position` into the start of `target`. */
-  private copyOut(target: Uint8Array, position: number, length: number): void {
-    let written = 0;
-    let index = this.chunkIndexAt(position);
-    while (written < length) {
-      const chunk = this.chunks[index];
-      const start = this.starts[index];
-      if (chunk === undefined || start === undefined) throw new EndOfStreamError();
-      const from = position + written - start;
-      const count = Math.min(chunk.byteLength - from, length - written);
-      target.set(chunk.subarray(from, from + count), written);
-      written += count;
-      index++;
-    }
-  }
-
-  /** Index of the chunk holding file offset `position` (binary search; the chunks are non-empty). */
-  private chunkIndexAt(position: number): number {
-    let low = 0;
-    let high = this.starts.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if ((this.starts[middle] ?? Infinity) <= position) low = middle;
-      else high = middle - 1;
-    }
-    return low;
+    const read = await readFully(this.source, target.subarray(0, available), position);
+    if (read < available) throw new EndOfStreamError();
+    return read;
   }
 }

@@ -6,6 +6,7 @@ export {
   validateSubmission,
 } from "./submission";
 export type { Submission } from "./submission";
+export { AttachmentIntake } from "./attachment";
 export { describeClient, receiveBrief } from "./receive";
 export type { Receipt } from "./receive";
 export { contactFormLocation, readContactFormReturn, thankYouLocation } from "./redirect";

@@ -3,11 +3,19 @@ import { ApiError, validationFailed } from "../http/errors";
 import {
   type BriefRecord,
   type ClientRecord,
+  SAVE_DEADLINES,
   saveBrief,
   StagedUploadTakenError,
   StoreUnavailableError,
 } from "../inbox";
-import { type ChannelName, fanOut, forwardedChannels, recordDelivery } from "../notify";
+import {
+  type ChannelName,
+  deliveryFile,
+  fanOut,
+  forwardedChannels,
+  recordDelivery,
+  storedAttachment,
+} from "../notify";
 import { newReference } from "../reference";
 import type { Services } from "../services";
 import type { Verification } from "../verification";
@@ -35,7 +43,8 @@ export function describeClient(request: Request, address: string | null, salt: s
  * configured channels and records how each did in `delivery.json`. Past the store nothing fails
  * the request: the brief is safe, and `forwarded` says who was told. With `CONTACT_ACKNOWLEDGE=true`
  * the sender is emailed beside the channels, within the same bound (`delivery.json`'s
- * `acknowledgment`). Honeypot catches notify nobody, acknowledge nothing, and get no
+ * `acknowledgment`). With nothing configured to notify, `delivery.json` (`{}`) is written with
+ * `brief.json` in one flush. Honeypot catches notify nobody, acknowledge nothing, and get no
  * `delivery.json`, since nothing was attempted.
  */
 export async function receiveBrief(
@@ -62,9 +71,20 @@ export async function receiveBrief(
     verification,
     client,
   };
+  // With no channel and no acknowledgment, the outcome is known before anything is sent: `{}` is
+  // written with brief.json, in the same flush, instead of as a second durable write after it.
+  const nothingToNotify = !spam && services.channels.length === 0 && !services.acknowledger;
+  const alongside = nothingToNotify ? [deliveryFile({})] : [];
   let folder: string;
   try {
-    folder = await saveBrief(services.store, spam ? "spam" : "briefs", record, attachment);
+    folder = await saveBrief(
+      services.store,
+      spam ? "spam" : "briefs",
+      record,
+      attachment,
+      SAVE_DEADLINES,
+      alongside,
+    );
   } catch (error) {
     if (error instanceof StagedUploadTakenError) {
       throw validationFailed({ brief: STAGED_UPLOAD_TAKEN });
@@ -75,9 +95,13 @@ export async function receiveBrief(
     }
     throw error;
   }
-  if (spam) return { reference: record.reference, forwarded: [] };
+  if (spam || nothingToNotify) return { reference: record.reference, forwarded: [] };
 
-  const notice = { record, attachment, folder };
+  const notice = {
+    record,
+    attachment: record.attachment && storedAttachment(services.store, folder, record.attachment),
+    folder,
+  };
   const delivery = await fanOut(
     services.channels,
     notice,

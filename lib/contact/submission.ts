@@ -4,7 +4,7 @@ import { validationFailed } from "../http/errors";
 import type { AttachmentUpload, ObjectStore } from "../inbox";
 import { BRIEF_FIELDS, briefSchema, MAX_ATTACHMENT_BYTES, type Brief } from "../schemas/brief";
 import { fieldMessages } from "../schemas/text";
-import { describeAttachment } from "./attachment";
+import { describeAttachment, IncomingFile } from "./attachment";
 import { claimStagedUpload, STAGED_UPLOAD_NOT_FOUND } from "./staging";
 
 /** The largest contact request: the 10 MiB file plus room for the fields and multipart framing. */
@@ -113,5 +113,6 @@ function stagedPath(form: MultipartForm): string | null | { problem: string } {
 
 async function checkFile(file: UploadedFile): Promise<AttachmentUpload | string> {
   if (file.truncated) return `The file is larger than ${formatBytes(MAX_ATTACHMENT_BYTES)}.`;
+  if (file.sink instanceof IncomingFile) return file.sink.describe(file.filename);
   return describeAttachment(file.chunks, file.filename);
 }

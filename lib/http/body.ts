@@ -85,12 +85,26 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
   }
 }
 
+/** Where a file part's bytes go as they arrive, instead of memory (see `readMultipart`). */
+export interface FileSink {
+  /** Takes one chunk; the part is paused until it resolves. A rejection ends the parse with 503. */
+  write(chunk: Uint8Array): Promise<void>;
+}
+
+/** Chooses a sink for each kept file part; `null` keeps that part's bytes in memory (`chunks`). */
+export type OpenFileSink = (field: string, filename: string) => FileSink | null;
+
 export interface UploadedFile {
   filename: string;
   /** What the client claimed; informational only, the bytes decide the type. */
   declaredType: string;
-  /** The bytes as received, kept in their chunks (no concatenated copy). Empty when truncated. */
+  /**
+   * The bytes as received, kept in their chunks (no concatenated copy), when no sink took them.
+   * Empty when truncated or written to `sink`.
+   */
   chunks: Uint8Array[];
+  /** Where the bytes were written as they arrived; what was written past the cap is not. */
+  sink: FileSink | null;
   size: number;
   /** More than `maxFileBytes` were sent; the rest was discarded. */
   truncated: boolean;
@@ -126,8 +140,15 @@ const PARAM_CHARSET = "utf8";
 /**
  * Parses a `multipart/form-data` body as it streams in. Malformed bodies (bad boundary, truncated
  * parts, broken part headers) are 400; a body over `maxBodyBytes` or with too many parts is 413.
+ * With `openSink`, a kept file part's bytes are handed to its sink as they arrive, with
+ * back-pressure, so a large file never sits whole in memory; a sink that fails is 503. Whoever
+ * opened the sinks removes what they hold when the request fails (this throws at any point).
  */
-export async function readMultipart(request: Request, limits: MultipartLimits): Promise<MultipartForm> {
+export async function readMultipart(
+  request: Request,
+  limits: MultipartLimits,
+  openSink: OpenFileSink | null = null,
+): Promise<MultipartForm> {
   const contentType = request.headers.get("content-type") ?? "";
   // Busboy takes `boundary=""`, whose delimiter (a line starting with "--") any text can contain.
   if (/;[ \t]*boundary=""/i.test(contentType)) {
@@ -174,19 +195,37 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
     form.fields.set(name, values);
   });
 
+  // Writes to sinks still running; every one settles (it resumes its part) before this returns.
+  const writing = new Set<Promise<void>>();
+
   parser.on("file", (name, stream, info) => {
     if (charsets.nextPart() === undefined) unrecordedPart();
+    const keep = limits.fileFields.includes(name);
     const file: UploadedFile = {
       filename: info.filename ?? "",
       declaredType: info.mimeType,
       chunks: [],
+      sink: keep && openSink ? openSink(name, info.filename ?? "") : null,
       size: 0,
       truncated: false,
     };
-    const keep = limits.fileFields.includes(name);
     stream.on("data", (chunk: Buffer) => {
       file.size += chunk.byteLength;
-      if (keep && !file.truncated) file.chunks.push(chunk);
+      if (!keep || file.truncated || failure) return;
+      if (!file.sink) {
+        file.chunks.push(chunk);
+        return;
+      }
+      stream.pause();
+      const write = file.sink.write(chunk).then(
+        () => void stream.resume(),
+        (error: unknown) => {
+          fail(new ApiError("storage_unavailable", undefined, { cause: error }));
+          stream.resume(); // drained from here on, so the parser can finish or be destroyed
+        },
+      );
+      writing.add(write);
+      void write.finally(() => writing.delete(write));
     });
     stream.on("limit", () => {
       file.truncated = true;
@@ -233,6 +272,8 @@ export async function readMultipart(request: Request, limits: MultipartLimits): 
   } finally {
     parser.removeAllListeners("drain");
     parser.destroy(); // a no-op once parsing closed; otherwise stops it mid-body
+    // Nothing may still be writing once the caller gets the form, or an error to clean up after.
+    while (writing.size > 0) await Promise.all([...writing]);
   }
   if (failure) throw failure;
   if (parseError) throw malformed(parseError);

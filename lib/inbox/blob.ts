@@ -10,15 +10,19 @@ import {
   list,
   put,
 } from "@vercel/blob";
+import { tmpdir } from "node:os";
 import { withinDeadline } from "./deadline";
+import { SpoolFile } from "./spool";
 import { limitStream } from "./streams";
 import {
   assertObjectPath,
   assertObjectPrefix,
   type GetOptions,
   type ObjectBody,
+  type ObjectEntry,
   type ObjectInfo,
   type ObjectStore,
+  type ObjectUpload,
   type ObjectStream,
   ObjectTooLargeError,
   type StoreCallOptions,
@@ -68,6 +72,45 @@ export class BlobStore implements ObjectStore {
         put(path, toBlob(body, contentType), this.writeOptions(contentType, true, abortSignal)),
       { write: true },
     );
+  }
+
+  /** One put after the other, in order: the store makes each durable before it answers. */
+  async putAll(entries: readonly ObjectEntry[], options: StoreCallOptions = {}): Promise<void> {
+    for (const entry of entries) await this.put(entry.path, entry.body, entry.contentType, options);
+  }
+
+  /**
+   * The upload's bytes are spooled to a local temporary file as they arrive (`/tmp` on Vercel), so
+   * a refused file never reaches the store; `commit` streams that file to the store in one put
+   * (read again from disk on each attempt) and removes it.
+   */
+  async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
+    const spool = await spooled("start an upload", options, async () => {
+      const made = await SpoolFile.create(tmpdir(), "intake-upload-");
+      if (options.signal?.aborted) {
+        await made.remove(); // made after the caller stopped waiting: nobody will discard it
+        throw new Error("The deadline passed.");
+      }
+      return made;
+    });
+    return {
+      get size() {
+        return spool.size;
+      },
+      write: (chunk, callOptions = {}) => spooled("write an upload", callOptions, () => spool.write(chunk)),
+      read: (target, position) => spool.read(target, position),
+      commit: async (path, contentType, options = {}) => {
+        assertObjectPath(path);
+        await this.call(
+          `write ${path}`,
+          options,
+          (abortSignal) => put(path, spoolStream(spool), this.writeOptions(contentType, true, abortSignal)),
+          { write: true },
+        );
+        await spool.remove();
+      },
+      discard: () => spool.remove(),
+    };
   }
 
   async create(path: string, body: ObjectBody, contentType: string, options: StoreCallOptions = {}) {
@@ -351,6 +394,43 @@ async function readAtMost(
     await reader.cancel().catch(() => {});
   }
   return Buffer.concat(chunks);
+}
+
+/** Bytes read from a spool file per pull. */
+const SPOOL_READ_BYTES = 64 * 1024;
+
+/**
+ * A spool file's bytes, one chunk read per pull: the next is read only once the HTTP client has
+ * taken the last (Node 20's file streams and file-backed Blobs read ahead far more under load).
+ */
+function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
+  let position = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const chunk = new Uint8Array(SPOOL_READ_BYTES);
+        const count = await spool.read(chunk, position);
+        if (count === 0) return controller.close();
+        position += count;
+        controller.enqueue(chunk.subarray(0, count));
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/**
+ * Local spool work (the upload's temporary file) within the caller's deadline, its failures as
+ * `StoreUnavailableError` like the store's own.
+ */
+async function spooled<T>(action: string, options: StoreCallOptions, work: () => Promise<T>): Promise<T> {
+  try {
+    options.signal?.throwIfAborted();
+    return await withinDeadline(work(), options, action);
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error;
+    throw new StoreUnavailableError(`Could not ${action}`, { cause: error });
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Budget, ProjectType, Timeline } from "../schemas/brief";
 import type { Verification } from "../verification/types";
 import { finishInBackground } from "../background";
 import { Deadline } from "./deadline";
-import type { ObjectStore, StoreCallOptions } from "./types";
+import type { ObjectStore, ObjectUpload, StoreCallOptions } from "./types";
 
 /** What `brief.json` says about the attached file. */
 export interface AttachmentRecord {
@@ -44,13 +44,28 @@ export interface BriefRecord {
 
 export interface AttachmentUpload {
   record: AttachmentRecord;
-  chunks: readonly Uint8Array[];
+  /**
+   * Where the bytes are: written to the store as they arrived (`upload`, committed into the
+   * brief's folder by the save), or in memory (`chunks`).
+   */
+  upload?: ObjectUpload;
+  chunks?: readonly Uint8Array[];
   /**
    * Set when the file was uploaded ahead of the form and read back from this path under
    * `staging/`: the store copies it into the brief's folder instead of writing `chunks` again, and
    * it is deleted once `brief.json` is committed.
    */
   staged?: string;
+}
+
+/**
+ * A small file that belongs in the brief's folder from the moment it is committed, written with
+ * `brief.json` (before it; `delivery.json` when there is nothing to notify).
+ */
+export interface BriefFile {
+  name: string;
+  body: string;
+  contentType: string;
 }
 
 /** Honeypot catches live apart from real briefs, under the same layout. */
@@ -122,7 +137,8 @@ export async function createIfAbsent(
  * attachment (uploaded ahead of the form) is first claimed for this brief, so that of concurrent
  * briefs naming it exactly one stores it (the others get `StagedUploadTakenError`); it is copied
  * rather than written, and the staged object is deleted only after the commit point: until then
- * it is the only copy the visitor has handed over.
+ * it is the only copy the visitor has handed over. Files `alongside` (`delivery.json` when nothing
+ * is to be notified) are written with `brief.json`, placed just before it, in one flush.
  *
  * Every call is bounded by the save's deadline. When a write fails or runs out of time, what this
  * save wrote is removed, `brief.json` first and the attachment only once `brief.json` is gone, so a
@@ -137,6 +153,7 @@ export async function saveBrief(
   record: BriefRecord,
   attachment: AttachmentUpload | null,
   deadlines: SaveDeadlines = SAVE_DEADLINES,
+  alongside: readonly BriefFile[] = [],
 ): Promise<string> {
   const base = briefFolder(folder, record.reference, new Date(record.receivedAt));
   const deadline = Deadline.in(deadlines.saveMs);
@@ -157,15 +174,19 @@ export async function saveBrief(
       written.push(path);
       const { contentType } = attachment.record;
       if (attachment.staged) await store.copy(attachment.staged, path, contentType, options);
-      else await store.put(path, attachment.chunks, contentType, options);
+      else if (attachment.upload) await attachment.upload.commit(path, contentType, options);
+      else await store.put(path, attachment.chunks ?? [], contentType, options);
     }
-    written.push(`${base}/brief.json`);
-    await store.put(
-      `${base}/brief.json`,
-      `${JSON.stringify(record, null, 2)}\n`,
-      "application/json",
-      options,
-    );
+    const commit = {
+      path: `${base}/brief.json`,
+      body: `${JSON.stringify(record, null, 2)}\n`,
+      contentType: "application/json",
+    };
+    const files = [...alongside.map((file) => ({ ...file, path: `${base}/${file.name}` })), commit];
+    written.push(...files.map((file) => file.path));
+    // brief.json last, the commit point; the others are placed before it and flushed with it.
+    if (alongside.length === 0) await store.put(commit.path, commit.body, commit.contentType, options);
+    else await store.putAll(files, options);
   } catch (error) {
     await undoSave(store, written.reverse(), deadline, deadlines.cleanupMs, record.reference);
     throw error;

@@ -16,6 +16,7 @@ export { Deadline } from "./deadline";
 export type {
   AttachmentRecord,
   AttachmentUpload,
+  BriefFile,
   BriefRecord,
   ClientRecord,
   Folder,
@@ -25,9 +26,11 @@ export { ObjectTooLargeError, StoreUnavailableError } from "./types";
 export type {
   GetOptions,
   ObjectBody,
+  ObjectEntry,
   ObjectInfo,
   ObjectStore,
   ObjectStream,
+  ObjectUpload,
   StoreCallOptions,
   VersionedObject,
 } from "./types";

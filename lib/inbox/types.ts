@@ -1,6 +1,13 @@
 /** Bytes to store: text, one buffer, or the chunks an upload arrived in (written without joining them). */
 export type ObjectBody = string | Uint8Array | readonly Uint8Array[];
 
+/** One object to write with `putAll`. */
+export interface ObjectEntry {
+  path: string;
+  body: ObjectBody;
+  contentType: string;
+}
+
 /** One stored object, as `list` reports it. */
 export interface ObjectInfo {
   path: string;
@@ -43,6 +50,35 @@ export interface ObjectStream {
   size: number;
 }
 
+/**
+ * An object written from a stream before its path is known: a file in a request, whose name in the
+ * inbox depends on a type read from its bytes. The bytes go to a temporary place as they arrive
+ * (never whole in memory); nothing is visible to `get` or `list` until `commit` places them, whole,
+ * at a path. `discard` removes the temporary bytes; it is safe to call at any point, more than once,
+ * and after `commit` (then it does nothing).
+ */
+export interface ObjectUpload {
+  /**
+   * Appends a chunk; resolves once it is written (the caller waits: that is the back-pressure).
+   * Bounded by `options` like any store call.
+   */
+  write(chunk: Uint8Array, options?: StoreCallOptions): Promise<void>;
+  /** Bytes written so far. */
+  readonly size: number;
+  /**
+   * Reads up to `target.byteLength` bytes from `position` of what has been written into `target`,
+   * answering how many: for reading a file's type from its structure (a DOCX is a ZIP whose entries
+   * say what it is) without holding it in memory.
+   */
+  read(target: Uint8Array, position: number): Promise<number>;
+  /**
+   * Places the bytes at `path` (replacing any object there), as durably as `put`; after it, the
+   * upload's temporary bytes are gone. Bounded by the caller's deadline like any store call.
+   */
+  commit(path: string, contentType: string, options?: StoreCallOptions): Promise<void>;
+  discard(): Promise<void>;
+}
+
 /** An object's bytes with the version a conditional write or delete names. */
 export interface VersionedObject {
   bytes: Uint8Array;
@@ -62,6 +98,21 @@ export interface ObjectStore {
   readonly driver: "filesystem" | "vercel-blob";
   /** Writes an object whole, replacing any earlier one; readers never see it half-written. */
   put(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<void>;
+  /**
+   * Writes several objects, each whole like `put`, placed in the order given (so the last one can
+   * be a commit point), and all durable when it returns: the filesystem flushes each folder's new
+   * entries once for all of them. Not atomic as a group: after a failure some may be in place, for
+   * the caller to remove.
+   */
+  putAll(entries: readonly ObjectEntry[], options?: StoreCallOptions): Promise<void>;
+  /**
+   * Starts an object whose bytes arrive over time and whose path is chosen once they are all in
+   * (see `ObjectUpload`): the filesystem keeps them in a temporary file in the inbox that `commit`
+   * renames into place; Vercel Blob spools them to a local temporary file that `commit` streams to
+   * the store. Throws `StoreUnavailableError` when the temporary file cannot be made; one made
+   * after the caller's deadline removes itself.
+   */
+  beginUpload(options?: StoreCallOptions): Promise<ObjectUpload>;
   /** Writes an object only if none exists at `path`; `false` when one does. Atomic. */
   create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Mailbox } from "../config";
 import { attachmentFileName, emailText } from "./message";
 import { SmtpSender } from "./smtp";
@@ -29,6 +31,10 @@ export class EmailChannel implements Channel {
   async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
     const { record, attachment } = notice;
     const { subject, text, html } = emailText(notice);
+    // Streamed from the store into the message as it is sent.
+    const content = attachment
+      ? Readable.fromWeb((await attachment.open(signal)) as WebReadableStream)
+      : null;
     const info = await this.sender.send({
       from: { name: this.settings.from.name, address: this.settings.from.address },
       to: this.settings.to.map((address) => ({ name: "", address })),
@@ -36,15 +42,16 @@ export class EmailChannel implements Channel {
       subject,
       text,
       html,
-      attachments: attachment
-        ? [
-            {
-              filename: attachmentFileName(attachment.record),
-              contentType: attachment.record.contentType,
-              content: Buffer.concat(attachment.chunks),
-            },
-          ]
-        : [],
+      attachments:
+        attachment && content
+          ? [
+              {
+                filename: attachmentFileName(attachment.record),
+                contentType: attachment.record.contentType,
+                content,
+              },
+            ]
+          : [],
       signal,
     });
     const rejected = info.rejected ?? [];

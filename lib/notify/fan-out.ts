@@ -1,6 +1,6 @@
 import { finishInBackground } from "../background";
 import { withTimeout } from "../timeout";
-import type { ObjectStore, StoreCallOptions } from "../inbox";
+import type { AttachmentRecord, BriefFile, ObjectStore, StoreCallOptions } from "../inbox";
 import {
   type AcknowledgmentOutcome,
   CHANNEL_NAMES,
@@ -9,7 +9,25 @@ import {
   type ChannelName,
   type Delivery,
   type DeliveryOutcome,
+  type NoticeAttachment,
 } from "./types";
+
+/** A stored brief's attachment for the channels: its bytes streamed from the store when sent. */
+export function storedAttachment(
+  store: ObjectStore,
+  folder: string,
+  record: AttachmentRecord,
+): NoticeAttachment {
+  const path = `${folder}/${record.filename}`;
+  return {
+    record,
+    async open(signal) {
+      const opened = await store.getStream(path, { signal });
+      if (opened === null) throw new Error(`${path} is missing from the inbox`);
+      return opened.body;
+    },
+  };
+}
 
 /** How long the response waits for `delivery.json` to be written before it goes without it. */
 const RECORD_WAIT_MS = 500;
@@ -90,6 +108,15 @@ export async function recordDelivery(store: ObjectStore, folder: string, deliver
   finishInBackground(write, `recording the delivery of ${folder}`);
 }
 
+/** `delivery.json` as a file of the brief's folder. */
+export function deliveryFile(delivery: Delivery): BriefFile {
+  return {
+    name: "delivery.json",
+    body: `${JSON.stringify(delivery, null, 2)}\n`,
+    contentType: "application/json",
+  };
+}
+
 /** Writes `delivery.json` beside the brief, replacing any earlier record; throws when the store fails. */
 export async function writeDelivery(
   store: ObjectStore,
@@ -97,10 +124,6 @@ export async function writeDelivery(
   delivery: Delivery,
   options: StoreCallOptions = {},
 ): Promise<void> {
-  await store.put(
-    `${folder}/delivery.json`,
-    `${JSON.stringify(delivery, null, 2)}\n`,
-    "application/json",
-    options,
-  );
+  const file = deliveryFile(delivery);
+  await store.put(`${folder}/${file.name}`, file.body, file.contentType, options);
 }

@@ -3,7 +3,15 @@ import { EmailChannel } from "./email";
 import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
-export { describeFailure, fanOut, forwardedChannels, recordDelivery, writeDelivery } from "./fan-out";
+export {
+  deliveryFile,
+  describeFailure,
+  fanOut,
+  forwardedChannels,
+  recordDelivery,
+  storedAttachment,
+  writeDelivery,
+} from "./fan-out";
 export { attachmentFileName } from "./message";
 export { type SubscriberEvent, SubscriberEvents, type SubscriberEventType } from "./subscriber-events";
 export { CHANNEL_NAMES } from "./types";
@@ -14,6 +22,7 @@ export type {
   ChannelName,
   Delivery,
   DeliveryOutcome,
+  NoticeAttachment,
 } from "./types";
 
 /** The configured channels, in the order `forwarded` lists them; none when nothing is set up. */

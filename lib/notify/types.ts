@@ -1,4 +1,4 @@
-import type { AttachmentUpload, BriefRecord } from "../inbox";
+import type { AttachmentRecord, BriefRecord } from "../inbox";
 
 /** The notification channels, in the order `forwarded` lists them. */
 export const CHANNEL_NAMES = ["webhook", "email"] as const;
@@ -9,10 +9,20 @@ export type ChannelName = (typeof CHANNEL_NAMES)[number];
 export interface BriefNotice {
   /** The brief as stored in `brief.json`: every payload is built from this. */
   record: BriefRecord;
-  /** The attached file's bytes, as they arrived; `null` when the brief has no file. */
-  attachment: AttachmentUpload | null;
+  /** The attached file; `null` when the brief has no file. */
+  attachment: NoticeAttachment | null;
   /** Where the brief is stored, e.g. `briefs/2026/11/22/<reference>`. */
   folder: string;
+}
+
+/** The attached file as a channel gets it: what `brief.json` says of it, and its bytes on demand. */
+export interface NoticeAttachment {
+  record: AttachmentRecord;
+  /**
+   * The file's bytes as a stream, read as they are sent (from the store: never whole in memory).
+   * `signal` bounds the opening; the stream is then the caller's to read or cancel.
+   */
+  open(signal: AbortSignal): Promise<ReadableStream<Uint8Array>>;
 }
 
 /** One way of telling ops about a brief. */

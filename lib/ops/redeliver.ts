@@ -1,4 +1,4 @@
-import type { AttachmentUpload, ObjectStore } from "../inbox";
+import type { ObjectStore } from "../inbox";
 import {
   type BriefNotice,
   CHANNEL_NAMES,
@@ -7,6 +7,7 @@ import {
   type DeliveryOutcome,
   describeFailure,
   fanOut,
+  type NoticeAttachment,
   writeDelivery,
 } from "../notify";
 import type { InboxServices } from "../services";
@@ -128,9 +129,18 @@ export async function noticeFor(
   channels: readonly ChannelName[],
 ): Promise<BriefNotice> {
   const { record } = brief;
-  let attachment: AttachmentUpload | null = null;
+  let attachment: NoticeAttachment | null = null;
   if (record.attachment && channels.includes("email")) {
-    attachment = { record: record.attachment, chunks: [await readAttachment(store, brief)] };
+    // Read and checked against brief.json before anything is sent: these bytes are what is mailed.
+    const bytes = await readAttachment(store, brief);
+    const stream = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+    attachment = { record: record.attachment, open: () => Promise.resolve(stream()) };
   }
   return { record, attachment, folder: brief.folder };
 }

@@ -79,6 +79,8 @@ function withLatency(store: ObjectStore, ms: number): ObjectStore {
   return {
     driver: store.driver,
     put: delayed(store.put.bind(store)),
+    putAll: delayed(store.putAll.bind(store)),
+    beginUpload: delayed(store.beginUpload.bind(store)),
     create: delayed(store.create.bind(store)),
     get: delayed(store.get.bind(store)),
     getStream: delayed(store.getStream.bind(store)),

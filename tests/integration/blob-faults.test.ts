@@ -161,11 +161,13 @@ describe("answers lost after the store wrote", () => {
     expect(response.status).toBe(503);
     expect(ms).toBeLessThan(CONTRACT_MS);
 
-    // brief.json could not be removed, so the file it points at was not removed either.
+    // brief.json could not be removed, so the file it points at was not removed either, nor the
+    // delivery.json (`{}`, no channel here) written just before it.
     const left = added(before);
     expect(left).toEqual([
       expect.stringMatching(/\/attachment\.pdf$/),
       expect.stringMatching(/\/brief\.json$/),
+      expect.stringMatching(/\/delivery\.json$/),
     ]);
     const brief = JSON.parse(standIn.objects.get(left[1] ?? "")?.body.toString() ?? "{}") as {
       attachment: { filename: string };

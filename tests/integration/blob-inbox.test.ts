@@ -54,9 +54,10 @@ describe("contact with the Vercel Blob inbox", () => {
 
     expect(standIn.requests.map((request) => `${request.operation} ${request.pathname}`)).toEqual([
       `put ${base}/attachment.pdf`,
-      `put ${base}/brief.json`,
-      // After the commit point: how notifying went (no channel is configured here).
+      // No channel is configured here, so how notifying went (`{}`) is known before the commit
+      // point and written just before it; brief.json, the commit point, is last.
       `put ${base}/delivery.json`,
+      `put ${base}/brief.json`,
     ]);
     const attachment = standIn.objects.get(`${base}/attachment.pdf`);
     const brief = standIn.objects.get(`${base}/brief.json`);

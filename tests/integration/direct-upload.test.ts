@@ -225,9 +225,10 @@ describe("POST /api/contact with briefUpload", () => {
       // The claim, created only if absent: no second brief can take this upload.
       `put ${staged.slice(0, staged.lastIndexOf("/"))}.claim`,
       `copy ${base}/attachment.pdf`,
+      // No channel is configured: delivery.json (`{}`) goes with brief.json, just before it.
+      `put ${base}/delivery.json`,
       `put ${base}/brief.json`,
       `delete ${staged}`,
-      `put ${base}/delivery.json`,
     ]);
     const attachment = standIn.objects.get(`${base}/attachment.pdf`);
     expect(attachment).toMatchObject({ access: "private", contentType: "application/pdf" });

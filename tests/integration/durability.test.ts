@@ -50,7 +50,7 @@ function parseTrace(trace: string): Syscall[] {
 }
 
 describe("filesystem inbox durability (system call trace)", () => {
-  it("fsyncs each file before its rename, and every directory whose entries a save created or renamed", async () => {
+  it("fsyncs each file before its rename, and every directory whose entries a save created or renamed, after the entry, also when saves share the sync", async () => {
     const dir = await tempDir("intake-durable-");
     const inbox = join(dir, "inbox");
     const tracePath = join(dir, "trace");
@@ -72,8 +72,17 @@ describe("filesystem inbox durability (system call trace)", () => {
       ],
       { timeout: 60_000 },
     );
-    const { folder, status } = JSON.parse(stdout) as { folder: string; status: string };
+    const { folder, status, concurrent } = JSON.parse(stdout) as {
+      folder: string;
+      status: string;
+      concurrent: string[];
+    };
     expect(status).toBe("subscribed");
+    // Eight briefs and eight subscriptions saved at once, sharing the folders' fsyncs.
+    expect(concurrent.slice(0, 8)).toEqual(
+      Array.from({ length: 8 }, (_, i) => expect.stringMatching(new RegExp(`/K7QM-3XD9-PTWA-9${i}HC$`))),
+    );
+    expect(concurrent.slice(8)).toEqual(new Array(8).fill("subscribed"));
 
     const calls = parseTrace(await readFile(tracePath, "utf8")).filter((call) =>
       call.paths.some((path) => path.startsWith(dir)),
@@ -87,7 +96,7 @@ describe("filesystem inbox durability (system call trace)", () => {
     const created = changes.filter(({ call }) => call.name.startsWith("mkdir"));
     const placed = changes.filter(({ call }) => /^(rename|link)/.test(call.name));
 
-    // What the save did: the brief's folders made, two files renamed into place, one record linked.
+    // What the saves did: the brief's folders made, files renamed into place, records linked.
     expect(created.map(({ call }) => call.paths[0])).toEqual(
       expect.arrayContaining([join(inbox, folder), join(inbox, "newsletter", "subscribers")]),
     );
@@ -98,6 +107,11 @@ describe("filesystem inbox durability (system call trace)", () => {
         expect.stringMatching(/\/newsletter\/subscribers\/[0-9a-f]{64}\.json$/),
       ]),
     );
+    expect(placed.filter(({ call }) => call.paths.at(-1)?.endsWith("/brief.json"))).toHaveLength(9);
+    expect(placed.filter(({ call }) => call.paths.at(-1)?.endsWith("/delivery.json"))).toHaveLength(8);
+    expect(
+      placed.filter(({ call }) => /\/subscribers\/[0-9a-f]{64}\.json$/.test(call.paths.at(-1) ?? "")),
+    ).toHaveLength(9);
 
     for (const { call, index } of [...created, ...placed]) {
       const entry = call.paths.at(-1) ?? "";

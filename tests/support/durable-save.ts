@@ -1,9 +1,11 @@
 // Run by tests/integration/durability.test.ts under strace: stores one brief with an attachment and
 // subscribes one address in the filesystem inbox given as the first argument, through the app's own
 // store code, then prints what it wrote. Nothing else runs in this process, so the trace shows only
-// the store's system calls.
+// the store's system calls. Then it saves eight more briefs and eight subscriptions at once, whose
+// directory fsyncs the store may share (group commit): each must still be covered by a sync that
+// began after its entry was made.
 import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { saveBrief } from "@/lib/inbox";
+import { type BriefRecord, SAVE_DEADLINES, saveBrief } from "@/lib/inbox";
 import { subscribe } from "@/lib/newsletter";
 
 const root = process.argv[2];
@@ -20,30 +22,42 @@ const attachment = {
   },
   chunks,
 };
+function record(reference: string, withAttachment: boolean): BriefRecord {
+  return {
+    reference,
+    receivedAt: new Date().toISOString(),
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    company: null,
+    role: null,
+    projectType: "ai-system",
+    budget: "50k-100k",
+    timeline: "3-6-months",
+    description: "A durable brief.",
+    consent: true,
+    attachment: withAttachment ? attachment.record : null,
+    verification: "off",
+    client: { ipHash: null, userAgent: null, origin: null },
+  };
+}
+
 async function main(): Promise<void> {
-  const folder = await saveBrief(
-    store,
-    "briefs",
-    {
-      reference: "K7QM-3XD9-PTWA-84HC",
-      receivedAt: new Date().toISOString(),
-      name: "Ada Lovelace",
-      email: "ada@example.com",
-      company: null,
-      role: null,
-      projectType: "ai-system",
-      budget: "50k-100k",
-      timeline: "3-6-months",
-      description: "A durable brief.",
-      consent: true,
-      attachment: attachment.record,
-      verification: "off",
-      client: { ipHash: null, userAgent: null, origin: null },
-    },
-    attachment,
-  );
+  const folder = await saveBrief(store, "briefs", record("K7QM-3XD9-PTWA-84HC", true), attachment);
   const { status } = await subscribe(store, { email: "ada@example.com", topics: [], verification: "off" });
-  console.log(JSON.stringify({ folder, status }));
+  const concurrent = await Promise.all([
+    // Each with its delivery.json written in the same flush, as when nothing is to be notified.
+    ...Array.from({ length: 8 }, (_, i) =>
+      saveBrief(store, "briefs", record(`K7QM-3XD9-PTWA-9${i}HC`, false), null, SAVE_DEADLINES, [
+        { name: "delivery.json", body: "{}\n", contentType: "application/json" },
+      ]),
+    ),
+    ...Array.from({ length: 8 }, (_, i) =>
+      subscribe(store, { email: `reader-${i}@example.com`, topics: [], verification: "off" }).then(
+        (outcome) => outcome.status,
+      ),
+    ),
+  ]);
+  console.log(JSON.stringify({ folder, status, concurrent }));
 }
 
 void main();

@@ -133,6 +133,84 @@ export function describeStoreContract(current: () => ObjectStore): void {
       });
     });
 
+    it("putAll writes every object whole, replacing what was there, across folders", async () => {
+      const store = current();
+      await store.put("p/a/delivery.json", "older", "application/json");
+      await store.putAll([
+        { path: "p/a/delivery.json", body: "{}\n", contentType: "application/json" },
+        { path: "p/b/chunks.bin", body: [bytes("one,"), bytes("two")], contentType: "application/pdf" },
+        { path: "p/a/brief.json", body: '{"reference":"X"}', contentType: "application/json" },
+      ]);
+      expect(text(await store.get("p/a/delivery.json"))).toBe("{}\n");
+      expect(text(await store.get("p/b/chunks.bin"))).toBe("one,two");
+      expect(text(await store.get("p/a/brief.json"))).toBe('{"reference":"X"}');
+      expect((await collect(store.list("p/"))).map((info) => info.path)).toEqual([
+        "p/a/brief.json",
+        "p/a/delivery.json",
+        "p/b/chunks.bin",
+      ]);
+    });
+
+    describe("beginUpload", () => {
+      /** 3 MiB of varied bytes in uneven chunks, as a request's file part arrives. */
+      function uploadChunks(): { chunks: Buffer[]; whole: Buffer } {
+        const whole = Buffer.alloc(3 * 1024 * 1024 + 5);
+        for (let i = 0; i < whole.length; i += 1) whole[i] = (i * 7 + (i >> 9)) & 0xff;
+        const chunks: Buffer[] = [];
+        for (let at = 0, n = 0; at < whole.length; n += 1) {
+          const size = [65_536, 1, 100_003, 0, 7][n % 5] ?? 1;
+          chunks.push(whole.subarray(at, at + size));
+          at += size;
+        }
+        return { chunks, whole };
+      }
+
+      it("writes chunks as they come, reads any range back, and commit places the exact bytes at a path", async () => {
+        const store = current();
+        const { chunks, whole } = uploadChunks();
+        const upload = await store.beginUpload();
+        for (const chunk of chunks) await upload.write(chunk);
+        expect(upload.size).toBe(whole.length);
+        // Nothing is an object before the commit.
+        expect(await collect(store.list(""))).toEqual([]);
+
+        const middle = new Uint8Array(4096);
+        expect(await upload.read(middle, 1_000_000)).toBe(4096);
+        expect(Buffer.from(middle).equals(whole.subarray(1_000_000, 1_004_096))).toBe(true);
+        const tail = new Uint8Array(100);
+        expect(await upload.read(tail, whole.length - 10)).toBe(10);
+        expect(await upload.read(tail, whole.length)).toBe(0);
+
+        await upload.commit("u/brief/attachment.pdf", "application/pdf");
+        expect(Buffer.from((await store.get("u/brief/attachment.pdf")) ?? []).equals(whole)).toBe(true);
+        expect((await collect(store.list(""))).map((info) => info.path)).toEqual(["u/brief/attachment.pdf"]);
+        // Discarding after the commit leaves the object alone.
+        await upload.discard();
+        expect((await store.get("u/brief/attachment.pdf"))?.byteLength).toBe(whole.length);
+      });
+
+      it("a discarded upload leaves nothing behind, and discarding twice is fine", async () => {
+        const store = current();
+        const upload = await store.beginUpload();
+        await upload.write(Buffer.alloc(200_000, 9));
+        await upload.discard();
+        await upload.discard();
+        expect(await collect(store.list(""))).toEqual([]);
+        const untouched = await store.beginUpload();
+        await untouched.discard();
+        expect(await collect(store.list(""))).toEqual([]);
+      });
+
+      it("commit replaces an object already at the path", async () => {
+        const store = current();
+        await store.put("u/x/attachment.txt", "older and longer", "text/plain");
+        const upload = await store.beginUpload();
+        await upload.write(bytes("newer"));
+        await upload.commit("u/x/attachment.txt", "text/plain");
+        expect(text(await store.get("u/x/attachment.txt"))).toBe("newer");
+      });
+    });
+
     it("copy duplicates an object's bytes to a new path and leaves the source in place", async () => {
       const store = current();
       const body = new Uint8Array(70_000).map((_, i) => (i * 31) % 256);

@@ -66,6 +66,21 @@ describe("FilesystemStore", () => {
     expect((await collect(store.list(""))).map((info) => info.path)).toEqual(["briefs/x/brief.json"]);
   });
 
+  it("an upload is a hidden file at the root while it is written, renamed on commit, removed on discard", async () => {
+    const kept = await store.beginUpload();
+    await kept.write(bytes("%PDF-1.7 kept"));
+    const dropped = await store.beginUpload();
+    await dropped.write(bytes("%PDF-1.7 dropped"));
+    expect(await leftoverTempFiles()).toEqual([
+      expect.stringMatching(/^\.tmp-upload-[0-9a-f]{16}$/),
+      expect.stringMatching(/^\.tmp-upload-[0-9a-f]{16}$/),
+    ]);
+    await kept.commit("briefs/2026/11/23/REF/attachment.pdf", "application/pdf");
+    await dropped.discard();
+    expect(await leftoverTempFiles()).toEqual([]);
+    expect(await listFiles(root)).toEqual(["briefs/2026/11/23/REF/attachment.pdf"]);
+  });
+
   describe("conditional writes hold a lock file beside the object", () => {
     const lockFile = () => join(root, "v", ".tmp-lock-x.json");
 
@@ -322,6 +337,10 @@ function wrap(
     },
     get: (path) => inner.get(path),
     getStream: (path) => inner.getStream(path),
+    beginUpload: () => inner.beginUpload(),
+    async putAll(entries) {
+      for (const entry of entries) await wrapped.put(entry.path, entry.body, entry.contentType);
+    },
     getVersioned: (path) => inner.getVersioned(path),
     putIfVersion: (path, body, contentType, version) => inner.putIfVersion(path, body, contentType, version),
     deleteIfVersion: (path, version) => inner.deleteIfVersion(path, version),
@@ -438,7 +457,7 @@ describe("saveBrief", () => {
 
     async function staged(): Promise<AttachmentUpload> {
       const file = upload();
-      await store.put(STAGED, file.chunks, "application/pdf");
+      await store.put(STAGED, file.chunks ?? [], "application/pdf");
       return { ...file, staged: STAGED };
     }
 
@@ -548,6 +567,10 @@ describe("saveBrief", () => {
         copy: () => Promise.reject(new Error("not used")),
         get: (path) => store.get(path),
         getStream: () => Promise.reject(new Error("not used")),
+        beginUpload: () => store.beginUpload(),
+        async putAll(entries, options) {
+          for (const entry of entries) await hung.put(entry.path, entry.body, entry.contentType, options);
+        },
         getVersioned: () => Promise.reject(new Error("not used")),
         putIfVersion: () => Promise.reject(new Error("not used")),
         deleteIfVersion: () => Promise.reject(new Error("not used")),

@@ -367,6 +367,12 @@ class WatchedStore implements ObjectStore {
   create(...args: Parameters<ObjectStore["create"]>) {
     return this.inner.create(...args);
   }
+  beginUpload() {
+    return this.inner.beginUpload();
+  }
+  putAll(...args: Parameters<ObjectStore["putAll"]>) {
+    return this.inner.putAll(...args);
+  }
   copy(...args: Parameters<ObjectStore["copy"]>) {
     return this.inner.copy(...args);
   }

@@ -43,6 +43,10 @@ function failingOnPut(inner: ObjectStore, failing: number) {
     create: (path, body, contentType) => inner.create(path, body, contentType),
     get: (path) => inner.get(path),
     getStream: (path) => inner.getStream(path),
+    beginUpload: () => inner.beginUpload(),
+    async putAll(entries) {
+      for (const entry of entries) await store.put(entry.path, entry.body, entry.contentType);
+    },
     getVersioned: (path) => inner.getVersioned(path),
     putIfVersion: (path, body, contentType, version) => inner.putIfVersion(path, body, contentType, version),
     deleteIfVersion: (path, version) => inner.deleteIfVersion(path, version),
@@ -77,7 +81,8 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
   it("answers 503 storage_unavailable and leaves neither brief.json nor the attachment", async () => {
     const log = vi.spyOn(console, "error").mockImplementation(() => {});
     const root = join(dir, "inbox");
-    const { store, calls } = failingOnPut(new FilesystemStore(root), 2);
+    // No channel: delivery.json (`{}`) is written with brief.json, just before it; brief.json fails.
+    const { store, calls } = failingOnPut(new FilesystemStore(root), 3);
 
     const error = await receiveBrief(
       { store, channels: [], config, acknowledger: null },
@@ -95,8 +100,10 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     // Everything the save tried to write is removed, brief.json (the commit point) first.
     expect(calls).toEqual([
       "put attachment.pdf",
+      "put delivery.json",
       "put brief.json",
       "delete brief.json",
+      "delete delivery.json",
       "delete attachment.pdf",
     ]);
     expect(await filesUnder(root)).toEqual([]);
@@ -115,7 +122,7 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
       client,
       "off",
     );
-    expect(calls).toEqual(["put attachment.pdf", "put brief.json", "put delivery.json"]);
+    expect(calls).toEqual(["put attachment.pdf", "put delivery.json", "put brief.json"]);
     expect((await filesUnder(root)).sort()).toEqual(["attachment.pdf", "brief.json", "delivery.json"]);
     expect(reference).toMatch(/^[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
   });

@@ -1,5 +1,6 @@
+import { isUtf8 } from "node:buffer";
 import { describe, expect, it } from "vitest";
-import { ATTACHMENT_REFUSAL_MESSAGES, inspectAttachment, sniffAttachment } from "@/lib/attachments";
+import { ATTACHMENT_REFUSAL_MESSAGES, inspectAttachment, sniffAttachment, TextScan } from "@/lib/attachments";
 import {
   TEN_MIB,
   concatBytes,
@@ -270,4 +271,39 @@ describe("exactly-sized files (10 MiB), in 64 KiB chunks", () => {
   ] as const)("makeFileOfSize(%s, %i) is exact", (kind, size) => {
     expect(makeFileOfSize(kind, size).byteLength).toBe(size);
   });
+});
+
+describe("TextScan: UTF-8 checked chunk by chunk, as an upload arrives", () => {
+  const samples: [string, Uint8Array][] = [
+    ["ASCII", Buffer.from("plain text\n")],
+    ["two-, three- and four-byte characters", Buffer.from("é € 😀 ü\tend")],
+    ["a BOM first", Buffer.from([0xef, 0xbb, 0xbf, ...Buffer.from("hi ✓")])],
+    ["a character cut off at the end", Buffer.from([...Buffer.from("ok €"), 0xf0, 0x9f, 0x98])],
+    ["an overlong encoding", Buffer.from([0x61, 0xc0, 0x80, 0x62])],
+    ["a surrogate", Buffer.from([0x61, 0xed, 0xa0, 0x80])],
+    ["a byte that is never UTF-8", Buffer.from([0x61, 0xf5, 0x80, 0x80, 0x80])],
+    ["a lead byte followed by ASCII", Buffer.from([0xe2, 0x82, 0x41, 0x42])],
+    ["a stray continuation byte", Buffer.from([0x41, 0x80, 0x42])],
+    ["a NUL", Buffer.from([0x41, 0x00, 0x42])],
+  ];
+
+  function verdict(chunks: Uint8Array[]) {
+    const scan = new TextScan();
+    for (const chunk of chunks) scan.update(chunk);
+    return scan.finish().text;
+  }
+
+  for (const [name, bytes] of samples) {
+    it(`${name}: the same verdict however the bytes are split`, () => {
+      const expected = isUtf8(bytes) && !bytes.includes(0);
+      expect(verdict([bytes])).toBe(expected);
+      expect(verdict([...bytes].map((byte) => Uint8Array.of(byte)))).toBe(expected);
+      for (let at = 0; at <= bytes.byteLength; at++) {
+        for (let second = at; second <= bytes.byteLength; second++) {
+          const chunks = [bytes.subarray(0, at), bytes.subarray(at, second), bytes.subarray(second)];
+          expect(verdict(chunks), `split at ${at} and ${second}`).toBe(expected);
+        }
+      }
+    });
+  }
 });

@@ -177,7 +177,7 @@ describe("claimStagedUpload", () => {
       },
     });
     if (typeof claimed === "string") throw new Error(claimed);
-    expect(Buffer.compare(Buffer.concat(claimed.chunks), Buffer.from(pdf))).toBe(0);
+    expect(Buffer.compare(Buffer.concat(claimed.chunks ?? []), Buffer.from(pdf))).toBe(0);
   });
 
   it("types the upload by its bytes: a PNG named .pdf is a PNG, a DOCX is a DOCX", async () => {

@@ -1,5 +1,6 @@
 import {
   acceptsStagedUploads,
+  AttachmentIntake,
   CONTACT_BODY_LIMIT,
   CONTACT_FORM_LIMITS,
   contactFormLocation,
@@ -25,6 +26,8 @@ import { requireHuman, tokenFromMultipart } from "@/lib/verification";
 export async function POST(request: Request): Promise<Response> {
   const navigating = wantsHtml(request);
   let rateLimitHeaders: Record<string, string> = {};
+  // The file streams to the store as it arrives; whatever no brief committed is removed at the end.
+  let intake: AttachmentIntake | null = null;
   try {
     const services = getServices();
     const { config } = services;
@@ -36,7 +39,8 @@ export async function POST(request: Request): Promise<Response> {
 
     assertDeclaredSize(request, CONTACT_BODY_LIMIT);
     assertMediaType(request, "multipart/form-data");
-    const form = await readMultipart(request, CONTACT_FORM_LIMITS);
+    intake = new AttachmentIntake(services.store);
+    const form = await readMultipart(request, CONTACT_FORM_LIMITS, intake.open);
 
     const submission = await validateSubmission(
       form,
@@ -56,5 +60,7 @@ export async function POST(request: Request): Promise<Response> {
   } catch (error) {
     if (navigating) return seeOther(contactFormLocation(toApiError(error)), rateLimitHeaders);
     return errorResponse(error, rateLimitHeaders);
+  } finally {
+    await intake?.discard();
   }
 }
