@@ -77,7 +77,10 @@ test("on the Blob inbox: sign in, see the image, download it and mark the brief 
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Hedy Lamarr");
   const image = page.getByRole("img", { name: /sketch\.png/ });
   await expect(image).toBeVisible();
-  expect(await image.evaluate((element: HTMLImageElement) => element.naturalWidth)).toBe(40);
+  // Visible as soon as it is laid out; its bytes arrive from the store after that.
+  await expect
+    .poll(() => image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth))
+    .toBe(40);
   await expectNoViolations(page, "a brief on Blob");
 
   await tabTo(page, page.getByRole("link", { name: "Download the attachment" }));
