@@ -72,10 +72,20 @@ type Step = () => void;
 export class FilesystemStore implements ObjectStore {
   readonly driver = "filesystem";
   readonly root: string;
-  private readonly directories = new DirectorySyncs();
+  private readonly directories: DirectorySyncs;
+  /**
+   * Folders that gained an entry (a folder made inside them) that no completed fsync covers yet,
+   * each with a mark that moves on every new entry. A save that finds its folder already made, by
+   * a concurrent save still on its way to that sync, must not answer before the sync either: it
+   * syncs these too (sharing the other save's fsync where the timing allows).
+   */
+  private readonly unsynced = new Map<string, number>();
+  private marks = 0;
 
-  constructor(root: string) {
+  /** `syncDirectory` flushes one folder's entries; tests give a stand-in to hold one back. */
+  constructor(root: string, options: { syncDirectory?: (folder: string) => Promise<void> } = {}) {
     this.root = resolve(root);
+    this.directories = new DirectorySyncs(options.syncDirectory);
   }
 
   async put(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
@@ -378,7 +388,19 @@ export class FilesystemStore implements ObjectStore {
    * same folder that another save started after this one's entry was made serves both.
    */
   private async syncFolders(folder: string, created: readonly string[]): Promise<void> {
-    await Promise.all([folder, ...created].map((path) => this.directories.sync(path)));
+    const folders = new Set([folder, ...created]);
+    for (let current = folder; dirname(current) !== current;) {
+      current = dirname(current);
+      if (this.unsynced.has(current)) folders.add(current);
+    }
+    await Promise.all(
+      [...folders].map(async (path) => {
+        const mark = this.unsynced.get(path);
+        await this.directories.sync(path);
+        // The sync began after this call, so it covers every entry marked up to `mark`.
+        if (mark !== undefined && this.unsynced.get(path) === mark) this.unsynced.delete(path);
+      }),
+    );
   }
 
   private locate(path: string): string {
@@ -420,6 +442,7 @@ export class FilesystemStore implements ObjectStore {
       created.push(current);
     }
     created.push(dirname(first));
+    for (const parent of created) this.unsynced.set(parent, ++this.marks);
     return created;
   }
 

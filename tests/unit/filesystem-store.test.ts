@@ -81,6 +81,51 @@ describe("FilesystemStore", () => {
     expect(await listFiles(root)).toEqual(["briefs/2026/11/23/REF/attachment.pdf"]);
   });
 
+  describe("a save into a folder another save has just made", () => {
+    /** A store whose directory fsyncs are recorded, and held back for `held` until released. */
+    function watchedStore(held: string) {
+      const synced: string[] = [];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const watched = new FilesystemStore(root, {
+        async syncDirectory(folder) {
+          if (folder === held) await released;
+          synced.push(folder);
+        },
+      });
+      return { watched, synced, release };
+    }
+
+    const settled = (promise: Promise<unknown>) =>
+      Promise.race([
+        promise.then(() => true),
+        new Promise((resolve) => setTimeout(() => resolve(false), 150)),
+      ]);
+
+    it("does not answer before the entries that save made above the folder are flushed", async () => {
+      await store.put("keep.json", "{}", "application/json"); // the root exists, as it does after the first save
+      const { watched, synced, release } = watchedStore(root);
+      // The first save makes briefs/, briefs/2026/ and briefs/2026/11/; flushing the root's new entry is held.
+      const first = watched.put("briefs/2026/11/a.json", "{}", "application/json");
+      await vi.waitFor(() => expect(synced).toContain(join(root, "briefs", "2026", "11")));
+      // The second finds briefs/2026/11/ made: its own file and folder are flushed at once.
+      const second = watched.put("briefs/2026/11/b.json", "{}", "application/json");
+      expect(await settled(second), "answered while briefs/ was not yet durable in the root").toBe(false);
+      release();
+      await Promise.all([first, second]);
+      expect(synced.filter((folder) => folder === root).length).toBeGreaterThanOrEqual(1);
+    });
+
+    it("once those entries are flushed, later saves into the folder sync only their own folder", async () => {
+      const { watched, synced, release } = watchedStore("");
+      release();
+      await watched.put("briefs/2026/11/a.json", "{}", "application/json");
+      synced.length = 0;
+      await watched.put("briefs/2026/11/b.json", "{}", "application/json");
+      expect(synced).toEqual([join(root, "briefs", "2026", "11")]);
+    });
+  });
+
   describe("conditional writes hold a lock file beside the object", () => {
     const lockFile = () => join(root, "v", ".tmp-lock-x.json");
 
