@@ -95,11 +95,9 @@ export const healthBody = z.object({
 
 export const gcBody = z.object({
   ok: z.literal(true),
-  removed: z
-    .number()
-    .int()
-    .min(0)
-    .meta({ description: "How many staged uploads and claim markers were removed." }),
+  removed: z.number().int().min(0).meta({
+    description: "How many staged uploads, claim markers and expired sign-in records were removed.",
+  }),
 });
 
 export type ErrorBody = z.input<typeof errorBody>;

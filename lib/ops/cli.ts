@@ -48,7 +48,8 @@ Commands:
       The audit log, newest first (sign-ins, downloads, exports, status, notes, erasures...).
   gc [--dry-run]
       Removes files uploaded ahead of a form (Blob inbox, staging/) that no brief claimed within
-      an hour. --dry-run only lists them.
+      an hour, and the inbox on the web's expired sessions and spent sign-in links (kept in the
+      store without Redis). --dry-run only lists them.
 
 status, note and erase are recorded in the audit log as --by, else as ops-tool:<your user name>.
 A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).

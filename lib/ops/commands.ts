@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { cleanFileName } from "../attachments";
 import { collectStaleUploads, STAGED_UPLOAD_MAX_AGE_MS } from "../contact/staging";
+import { collectExpiredSignIns } from "../ops-web/cleanup";
 import { formatBytes } from "../format";
 import type { Folder } from "../inbox";
 import { SUBSCRIBER_STATUSES, type SubscriberRecord } from "../newsletter/subscribers";
@@ -339,6 +340,15 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
         `${verb}  ${printable(upload.path)}  (${formatBytes(upload.size)}, uploaded ${upload.uploadedAt.toISOString()})\n`,
       ),
   });
+  // The inbox on the web's expired sessions and spent links (kept in the store without Redis).
+  const expired = await collectExpiredSignIns(context.store, context.now(), {
+    dryRun: invocation.dryRun,
+    onExpired: (record) =>
+      write(
+        stdout,
+        `${verb}  ${printable(record.path)}  (expired, written ${record.uploadedAt.toISOString()})\n`,
+      ),
+  });
   const count = stale.length === 0 ? "No" : String(stale.length);
   const age = `older than ${STAGED_UPLOAD_MAX_AGE_MS / 60_000} minutes`;
   const outcome = stale.length === 0 ? "found" : invocation.dryRun ? "would be removed" : "removed";
@@ -347,6 +357,13 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
     stdout,
     `${count} staged upload${stale.length === 1 ? "" : "s"} ${age} ${outcome} in ${where}\n`,
   );
+  if (expired.length > 0) {
+    const done = invocation.dryRun ? "would be removed" : "removed";
+    await write(
+      stdout,
+      `${expired.length} expired sign-in record${expired.length === 1 ? "" : "s"} of the inbox on the web ${done}\n`,
+    );
+  }
   return 0;
 }
 

@@ -28,11 +28,11 @@ afterAll(async () => {
   await standIn?.close();
 });
 
-function stage(path: string, ageMinutes: number) {
+function stage(path: string, ageMinutes: number, contentType = "application/pdf") {
   standIn.objects.set(path, {
     pathname: path,
     body: Buffer.from("%PDF-1.4 staged"),
-    contentType: "application/pdf",
+    contentType,
     access: "private",
     uploadedAt: new Date(Date.now() - ageMinutes * 60_000),
     etag: `"${path}"`,
@@ -87,5 +87,29 @@ describe("GET /api/cron/gc", () => {
     expect(body.removed).toBeGreaterThanOrEqual(2);
     // Run again: nothing left to remove.
     expect(await (await gc(app, `Bearer ${SECRET}`)).json()).toEqual({ ok: true, removed: 0 });
+  });
+
+  it("removes the inbox on the web's expired sessions and spent links, and keeps live ones", async () => {
+    const json = "application/json";
+    stage(
+      "ops/sessions/0000000000000000000000000000000000000000000000000000000000000001.json",
+      12 * 60 + 5,
+      json,
+    );
+    stage(
+      "ops/sessions/0000000000000000000000000000000000000000000000000000000000000002.json",
+      11 * 60,
+      json,
+    );
+    stage("ops/spent-links/expired-link.json", 61, json);
+    stage("ops/spent-links/recent-link.json", 10, json);
+    const response = await gc(app, `Bearer ${SECRET}`);
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { removed: number }).removed).toBeGreaterThanOrEqual(2);
+    const left = [...standIn.objects.keys()].filter((path) => path.startsWith("ops/"));
+    expect(left.sort()).toEqual([
+      "ops/sessions/0000000000000000000000000000000000000000000000000000000000000002.json",
+      "ops/spent-links/recent-link.json",
+    ]);
   });
 });

@@ -154,6 +154,23 @@ describe("inbox tool on the Vercel Blob driver: gc", () => {
     expect(again.stdout).toBe("No staged uploads older than 60 minutes found in the Vercel Blob inbox\n");
   });
 
+  it("removes the inbox on the web's expired sessions and spent links too, and says how many", async () => {
+    const inbox = await openBlobInbox();
+    stagedAt("ops/sessions/old-session.json", 13 * 60);
+    stagedAt("ops/sessions/live-session.json", 60);
+    stagedAt("ops/spent-links/old-link.json", 90);
+    const dry = await runInbox(["gc", "--dry-run"], { env: inbox.env });
+    expect(dry.stdout).toContain("would remove  ops/sessions/old-session.json  (expired, written ");
+    expect(dry.stdout).toContain("2 expired sign-in records of the inbox on the web would be removed\n");
+    expect(standIn.objects.has("ops/sessions/old-session.json")).toBe(true);
+    const result = await runInbox(["gc"], { env: inbox.env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("2 expired sign-in records of the inbox on the web removed\n");
+    expect([...standIn.objects.keys()].filter((path) => path.startsWith("ops/"))).toEqual([
+      "ops/sessions/live-session.json",
+    ]);
+  });
+
   it("a store that cannot be listed: exit 1, nothing removed", async () => {
     const inbox = await openBlobInbox();
     stagedAt("staging/00000000000000000000000000000001/old.pdf", 120);

@@ -1,5 +1,6 @@
 import { collectStaleUploads } from "@/lib/contact/staging";
 import { StoreUnavailableError } from "@/lib/inbox";
+import { collectExpiredSignIns } from "@/lib/ops-web/cleanup";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { hasBearer } from "@/lib/http/bearer";
 import type { GcBody } from "@/lib/http/responses";
@@ -21,13 +22,18 @@ export async function GET(request: Request): Promise<Response> {
         headers: { "WWW-Authenticate": 'Bearer realm="cron"' },
       });
     }
-    const removed = await collectStaleUploads(store, new Date()).catch((error: unknown) => {
+    const now = new Date();
+    const [uploads, signIns] = await Promise.all([
+      collectStaleUploads(store, now),
+      collectExpiredSignIns(store, now),
+    ]).catch((error: unknown) => {
       if (!(error instanceof StoreUnavailableError)) throw error;
       console.warn(`[gc] ${error.message}; the next run tries again`);
       throw new ApiError("storage_unavailable", "The inbox could not be reached; the next run tries again.");
     });
-    if (removed.length > 0) console.info(`[gc] removed ${removed.length} staged uploads no brief claimed`);
-    return json({ ok: true, removed: removed.length } satisfies GcBody);
+    if (uploads.length > 0) console.info(`[gc] removed ${uploads.length} staged uploads no brief claimed`);
+    if (signIns.length > 0) console.info(`[gc] removed ${signIns.length} expired sessions and spent links`);
+    return json({ ok: true, removed: uploads.length + signIns.length } satisfies GcBody);
   } catch (error) {
     return errorResponse(error);
   }
