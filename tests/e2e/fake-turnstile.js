@@ -35,8 +35,14 @@
     text.textContent = "Verify you are human";
     label.append(box, text);
     box.addEventListener("change", () => {
+      if (widget.token !== undefined) {
+        box.checked = true; // done once; a second press changes nothing
+        return;
+      }
       if (!box.checked) return;
-      box.disabled = true;
+      // Not `disabled`: disabling the focused box would drop focus to the page, which the real
+      // widget (a frame that keeps focus) never does, and a Tab would then start from the top.
+      box.setAttribute("aria-disabled", "true");
       const outcome = state.outcomes.shift() ?? "pass";
       widget.token = `${outcome}.${widget.params.action ?? ""}.fake-${id}-${Date.now()}`;
       state.tokens.push(widget.token);
