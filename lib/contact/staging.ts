@@ -6,6 +6,8 @@ import {
   type ObjectInfo,
   type ObjectStore,
   ObjectTooLargeError,
+  type RemoveExpiredOptions,
+  removeExpired,
   StoreUnavailableError,
 } from "../inbox";
 import { MAX_ATTACHMENT_BYTES } from "../schemas/brief";
@@ -143,12 +145,8 @@ export async function claimStagedUpload(
   return typeof attachment === "string" ? attachment : { ...attachment, staged: pathname };
 }
 
-export interface StaleUploadOptions {
+export interface StaleUploadOptions extends RemoveExpiredOptions {
   maxAgeMs?: number;
-  /** Only report what would be removed. */
-  dryRun?: boolean;
-  /** Called for each stale upload as it is removed (or, with `dryRun`, found). */
-  onStale?: (upload: ObjectInfo) => void | Promise<void>;
 }
 
 /**
@@ -162,14 +160,6 @@ export async function collectStaleUploads(
   now: Date,
   options: StaleUploadOptions = {},
 ): Promise<ObjectInfo[]> {
-  const maxAgeMs = options.maxAgeMs ?? STAGED_UPLOAD_MAX_AGE_MS;
-  const stale: ObjectInfo[] = [];
-  for await (const upload of store.list(STAGING_PREFIX)) {
-    if (now.getTime() - upload.uploadedAt.getTime() > maxAgeMs) stale.push(upload);
-  }
-  for (const upload of stale) {
-    if (!options.dryRun) await store.delete(upload.path);
-    await options.onStale?.(upload);
-  }
-  return stale;
+  const { maxAgeMs = STAGED_UPLOAD_MAX_AGE_MS, ...rest } = options;
+  return removeExpired(store, now, [{ prefix: STAGING_PREFIX, maxAgeMs }], rest);
 }

@@ -13,6 +13,7 @@ export {
 } from "./briefs";
 export { type Change, replaceIfUnchanged, updateObject } from "./conditional";
 export { Deadline } from "./deadline";
+export { type ExpiryRule, type RemoveExpiredOptions, removeExpired } from "./expiry";
 export type {
   AttachmentRecord,
   AttachmentUpload,

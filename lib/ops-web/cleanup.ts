@@ -1,4 +1,4 @@
-import type { ObjectInfo, ObjectStore } from "../inbox";
+import { type ObjectInfo, type ObjectStore, type RemoveExpiredOptions, removeExpired } from "../inbox";
 import { SESSION_MAX_AGE_S, SIGN_IN_LINK_VALID_MS } from "./sign-in";
 
 /**
@@ -15,28 +15,11 @@ const EXPIRED = [
   { prefix: "ops/spent-links/", maxAgeMs: Math.max(SIGN_IN_LINK_VALID_MS, 60 * 60_000) },
 ] as const;
 
-export interface ExpiredSignInOptions {
-  /** Only report what would be removed. */
-  dryRun?: boolean;
-  /** Called for each expired record as it is removed (or, with `dryRun`, found). */
-  onExpired?: (record: ObjectInfo) => void | Promise<void>;
-}
-
 /** Removes (or lists) the expired sessions and spent-link markers of the inbox on the web. */
-export async function collectExpiredSignIns(
+export function collectExpiredSignIns(
   store: ObjectStore,
   now: Date,
-  options: ExpiredSignInOptions = {},
+  options: RemoveExpiredOptions = {},
 ): Promise<ObjectInfo[]> {
-  const expired: ObjectInfo[] = [];
-  for (const { prefix, maxAgeMs } of EXPIRED) {
-    for await (const record of store.list(prefix)) {
-      if (now.getTime() - record.uploadedAt.getTime() > maxAgeMs) expired.push(record);
-    }
-  }
-  for (const record of expired) {
-    if (!options.dryRun) await store.delete(record.path);
-    await options.onExpired?.(record);
-  }
-  return expired;
+  return removeExpired(store, now, EXPIRED, options);
 }

@@ -334,7 +334,7 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
   const verb = invocation.dryRun ? "would remove" : "removed";
   const stale = await collectStaleUploads(context.store, context.now(), {
     dryRun: invocation.dryRun,
-    onStale: (upload) =>
+    onExpired: (upload) =>
       write(
         stdout,
         `${verb}  ${printable(upload.path)}  (${formatBytes(upload.size)}, uploaded ${upload.uploadedAt.toISOString()})\n`,

@@ -257,7 +257,7 @@ describe("collectStaleUploads", () => {
 
     const removed: string[] = [];
     const collected = await collectStaleUploads(store, new Date(), {
-      onStale: (upload) => void removed.push(upload.path),
+      onExpired: (upload) => void removed.push(upload.path),
     });
     expect(collected.map((upload) => upload.path)).toEqual([`staging/${ID}/old.pdf`]);
     expect(removed).toEqual([`staging/${ID}/old.pdf`]);
