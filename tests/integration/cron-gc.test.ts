@@ -112,4 +112,19 @@ describe("GET /api/cron/gc", () => {
       "ops/spent-links/recent-link.json",
     ]);
   });
+
+  it("a store that fails: 503 storage_unavailable within 10 s, and nothing is removed", async () => {
+    stage("staging/0000000000000000000000000000000f/old.pdf", 120);
+    standIn.fault = { status: 503, match: ({ operation }) => operation === "list" };
+    const started = Date.now();
+    try {
+      const response = await gc(app, `Bearer ${SECRET}`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ ok: false, error: "storage_unavailable" });
+    } finally {
+      standIn.fault = null;
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(standIn.objects.has("staging/0000000000000000000000000000000f/old.pdf")).toBe(true);
+  });
 });

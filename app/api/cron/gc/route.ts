@@ -1,5 +1,5 @@
 import { collectStaleUploads } from "@/lib/contact/staging";
-import { StoreUnavailableError } from "@/lib/inbox";
+import { Deadline, StoreUnavailableError } from "@/lib/inbox";
 import { collectExpiredSignIns } from "@/lib/ops-web/cleanup";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { hasBearer } from "@/lib/http/bearer";
@@ -7,6 +7,12 @@ import type { GcBody } from "@/lib/http/responses";
 import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
+
+/**
+ * Every store call of one run shares this bound, within the 10 s a Vercel function gets by
+ * default: a store that hangs is answered 503, and what was not removed waits for the next run.
+ */
+const GC_DEADLINE_MS = 8_000;
 
 /**
  * GET /api/cron/gc: the inbox tool's `gc` for a scheduler that can only call a URL (Vercel Cron,
@@ -23,9 +29,10 @@ export async function GET(request: Request): Promise<Response> {
       });
     }
     const now = new Date();
+    const { options } = Deadline.in(GC_DEADLINE_MS);
     const [uploads, signIns] = await Promise.all([
-      collectStaleUploads(store, now),
-      collectExpiredSignIns(store, now),
+      collectStaleUploads(store, now, options),
+      collectExpiredSignIns(store, now, options),
     ]).catch((error: unknown) => {
       if (!(error instanceof StoreUnavailableError)) throw error;
       console.warn(`[gc] ${error.message}; the next run tries again`);
