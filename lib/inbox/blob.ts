@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { withinDeadline } from "./deadline";
 import { SpoolFile } from "./spool";
-import { limitStream } from "./streams";
+import { limitStream, SendOnceStream } from "./streams";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -401,11 +401,12 @@ const SPOOL_READ_BYTES = 64 * 1024;
 
 /**
  * A spool file's bytes, one chunk read per pull: the next is read only once the HTTP client has
- * taken the last (Node 20's file streams and file-backed Blobs read ahead far more under load).
+ * taken the last (Node 20's file streams and file-backed Blobs read ahead far more under load),
+ * and none is kept once sent (`SendOnceStream`). A retry reads the file again from the start.
  */
 function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
   let position = 0;
-  return new ReadableStream<Uint8Array>(
+  return new SendOnceStream<Uint8Array>(
     {
       async pull(controller) {
         const chunk = new Uint8Array(SPOOL_READ_BYTES);

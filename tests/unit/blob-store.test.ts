@@ -235,6 +235,21 @@ describe("BlobStore", () => {
       expect(standIn.requests).toHaveLength(1);
     });
 
+    it("an upload's commit whose answer was lost is sent again, whole, read from its spool file again", async () => {
+      const whole = Buffer.alloc(3 * 1024 * 1024);
+      for (let i = 0; i < whole.length; i += 1) whole[i] = (i * 13 + (i >> 11)) & 0xff;
+      const upload = await store.beginUpload();
+      await upload.write(whole);
+      let puts = 0;
+      standIn.fault = {
+        dropAfterCommit: true,
+        match: ({ operation }) => operation === "put" && ++puts === 1,
+      };
+      await upload.commit("u/x/attachment.pdf", "application/pdf");
+      expect(standIn.requests.map((request) => request.status)).toEqual([-1, 200]);
+      expect(standIn.objects.get("u/x/attachment.pdf")?.body.equals(whole)).toBe(true);
+    });
+
     it("a failing read is StoreUnavailableError, not a missing object", async () => {
       await store.put("r/x", "x", "text/plain");
       standIn.fault = { status: 500, match: ({ operation }) => operation === "download" };
