@@ -8,7 +8,7 @@ import {
 } from "../attachments";
 import type { FileSink } from "../http/body";
 import { finishInBackground } from "../background";
-import { type AttachmentUpload, Deadline, type ObjectStore, type ObjectUpload } from "../inbox";
+import { type AttachmentUpload, CallDeadlines, type ObjectStore, type ObjectUpload } from "../inbox";
 
 /** The bound on each store call of an upload as it arrives (see `IncomingFile`). */
 const UPLOAD_CALL_MS = 2_000;
@@ -59,24 +59,24 @@ export class IncomingFile implements FileSink {
   private upload: ObjectUpload | null = null;
   private starting: Promise<ObjectUpload> | null = null;
   /**
-   * Tracks every store call of this file. Each gets `UPLOAD_CALL_MS` of its own: the client sets
-   * the pace of the whole upload, but a disk or store that stops answering must still turn into a
-   * 503 well within the request's 10 s (the save after it has its own 6 s + 1.5 s).
+   * Bounds and tracks every store call of this file. Each gets `UPLOAD_CALL_MS` of its own: the
+   * client sets the pace of the whole upload, but a disk or store that stops answering must still
+   * turn into a 503 well within the request's 10 s (the save after it has its own 6 s + 1.5 s).
    */
-  private readonly calls = Deadline.in(UPLOAD_CALL_MS);
+  private readonly calls = new CallDeadlines(UPLOAD_CALL_MS);
 
   constructor(private readonly store: ObjectStore) {}
 
   async write(chunk: Uint8Array): Promise<void> {
     if (chunk.byteLength === 0) return;
-    this.starting ??= this.store
-      .beginUpload(this.calls.extend(UPLOAD_CALL_MS).options)
+    this.starting ??= this.calls
+      .run((options) => this.store.beginUpload(options))
       .then((upload) => (this.upload = upload));
     try {
       const upload = await this.starting;
       this.hash.update(chunk);
       this.scan.update(chunk);
-      await upload.write(chunk, this.calls.extend(UPLOAD_CALL_MS).options);
+      await this.calls.run((options) => upload.write(chunk, options));
     } catch (error) {
       console.error("[contact] the attached file could not be written to the inbox", error);
       throw error;

@@ -49,6 +49,54 @@ export class Deadline {
 }
 
 /**
+ * Deadlines for calls made one after another, each `ms` from its own start: an upload's writes,
+ * where the client sets the pace of the whole but each call must answer in time. One signal and
+ * one timer, armed for each call and cleared when it returns, serve every call. A `Deadline` per
+ * call would leave its timeout signal and timer alive for the whole `ms` after the call, one per
+ * chunk of a file: several MiB of heap under concurrent uploads (docs/performance.md). Once a
+ * call has run out of time, the signal stays aborted and every later call fails at once.
+ */
+export class CallDeadlines {
+  private readonly controller = new AbortController();
+  private readonly calls = new Set<Promise<unknown>>();
+  private readonly options: StoreCallOptions = {
+    signal: this.controller.signal,
+    track: (work) => {
+      this.calls.add(work);
+      const forget = () => this.calls.delete(work);
+      work.then(forget, forget);
+    },
+  };
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly ms: number) {}
+
+  /** Runs `call` with options whose signal aborts `ms` from now, unless `call` has returned by then. */
+  async run<T>(call: (options: StoreCallOptions) => Promise<T>): Promise<T> {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const reason = new DOMException("The store call took too long.", "TimeoutError");
+      this.controller.abort(reason);
+    }, this.ms);
+    try {
+      return await call(this.options);
+    } finally {
+      clearTimeout(this.timer);
+    }
+  }
+
+  /** Some call has not settled yet (its caller may have stopped waiting for it). */
+  get pending(): boolean {
+    return this.calls.size > 0;
+  }
+
+  /** Resolves once every call has settled, however long that takes. */
+  async settled(): Promise<void> {
+    while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
+  }
+}
+
+/**
  * `work`'s outcome, or `StoreUnavailableError` as soon as the caller's deadline (`signal`) passes,
  * whichever comes first. `work` is handed to the caller's `track` either way: it goes on until it
  * settles, and its late failure is not an unhandled rejection.

@@ -12,7 +12,7 @@ export {
   StagedUploadTakenError,
 } from "./briefs";
 export { type Change, replaceIfUnchanged, updateObject } from "./conditional";
-export { Deadline } from "./deadline";
+export { CallDeadlines, Deadline } from "./deadline";
 export { type ExpiryRule, type RemoveExpiredOptions, removeExpired } from "./expiry";
 export type {
   AttachmentRecord,
