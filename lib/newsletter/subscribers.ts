@@ -114,7 +114,9 @@ export async function subscribe(
   const at = now.toISOString();
   // The revisions of the creates this request attempted: a late one is undone after a 503.
   const creates: string[] = [];
-  return changeRecord(store, path, deadlineMs, creates, (stored): Change<SubscribeResult> => {
+  // Most requests are for a new address: its record is created without reading first.
+  const likelyNew = true;
+  return changeRecord(store, path, deadlineMs, creates, likelyNew, (stored): Change<SubscribeResult> => {
     if (stored === null) {
       const record: SubscriberRecord = {
         email: subscription.email,
@@ -181,19 +183,26 @@ export async function confirmSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<ConfirmResult> {
   const at = now.toISOString();
-  return changeRecord(store, subscriberPathById(id), deadlineMs, [], (stored): Change<ConfirmResult> => {
-    if (stored === null || stored.status === "unsubscribed")
-      return { result: { outcome: "not-pending", record: stored } };
-    if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
-    const record: SubscriberRecord = {
-      ...stored,
-      status: "confirmed",
-      updatedAt: at,
-      confirmedAt: at,
-      revision: newRevision(),
-    };
-    return { write: serialize(record), result: { outcome: "confirmed", record } };
-  });
+  return changeRecord(
+    store,
+    subscriberPathById(id),
+    deadlineMs,
+    [],
+    false,
+    (stored): Change<ConfirmResult> => {
+      if (stored === null || stored.status === "unsubscribed")
+        return { result: { outcome: "not-pending", record: stored } };
+      if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
+      const record: SubscriberRecord = {
+        ...stored,
+        status: "confirmed",
+        updatedAt: at,
+        confirmedAt: at,
+        revision: newRevision(),
+      };
+      return { write: serialize(record), result: { outcome: "confirmed", record } };
+    },
+  );
 }
 
 /** What an unsubscribe did: the status before (`null`: no record) and the record now. */
@@ -214,19 +223,26 @@ export async function unsubscribeSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<UnsubscribeResult> {
   const at = now.toISOString();
-  return changeRecord(store, subscriberPathById(id), deadlineMs, [], (stored): Change<UnsubscribeResult> => {
-    if (stored === null || stored.status === "unsubscribed") {
-      return { result: { previous: stored?.status ?? null, record: stored } };
-    }
-    const record: SubscriberRecord = {
-      ...stored,
-      status: "unsubscribed",
-      updatedAt: at,
-      unsubscribedAt: at,
-      revision: newRevision(),
-    };
-    return { write: serialize(record), result: { previous: stored.status, record } };
-  });
+  return changeRecord(
+    store,
+    subscriberPathById(id),
+    deadlineMs,
+    [],
+    false,
+    (stored): Change<UnsubscribeResult> => {
+      if (stored === null || stored.status === "unsubscribed") {
+        return { result: { previous: stored?.status ?? null, record: stored } };
+      }
+      const record: SubscriberRecord = {
+        ...stored,
+        status: "unsubscribed",
+        updatedAt: at,
+        unsubscribedAt: at,
+        revision: newRevision(),
+      };
+      return { write: serialize(record), result: { previous: stored.status, record } };
+    },
+  );
 }
 
 /** The record of a subscriber id, or `null`; bounded like every other call. */
@@ -250,6 +266,7 @@ async function changeRecord<T>(
   path: string,
   deadlineMs: number,
   creates: readonly string[],
+  likelyNew: boolean,
   change: (stored: SubscriberRecord | null) => Change<T>,
 ): Promise<T> {
   const deadline = Deadline.in(deadlineMs);
@@ -259,7 +276,7 @@ async function changeRecord<T>(
       path,
       "application/json",
       (bytes) => change(bytes === null ? null : parseRecord(path, bytes)),
-      deadline.options,
+      { ...deadline.options, likelyNew },
     );
   } catch (error) {
     if (error instanceof StoreUnavailableError) {
