@@ -150,7 +150,10 @@ export class FilesystemStore implements ObjectStore {
     );
     if (found !== null && "tooLarge" in found)
       throw new ObjectTooLargeError(path, found.tooLarge, maxBytes ?? 0);
-    return found?.bytes ?? null;
+    if (found === null) return null;
+    // A Buffer, as from a read in this thread (the bytes came over without a copy).
+    const { bytes } = found;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   async getStream(path: string, options: GetOptions = {}): Promise<ObjectStream | null> {

@@ -95,9 +95,10 @@ export interface SubscribeResult {
  *
  * The first request creates the record with the store's atomic create-if-absent, so of any number
  * of concurrent first requests exactly one creates it; a create whose answer was lost is
- * recognised by its revision. Every later change is a conditional write on the version read
- * (`updateObject`), so two requests changing one record at once both land, neither is lost. A
- * request that changes nothing writes nothing.
+ * recognised by its revision. Most requests are for a new address, so that create is tried before
+ * anything is read; an existing record refuses it. Every later change is a conditional write on
+ * the version read (`updateObject`), so two requests changing one record at once both land,
+ * neither is lost. A request that changes nothing leaves the record as it was.
  *
  * Every store call is bounded by one deadline (`deadlineMs`). Throws 503 `storage_unavailable`
  * when the store cannot be read or written in time; a record this request created that lands
@@ -114,9 +115,7 @@ export async function subscribe(
   const at = now.toISOString();
   // The revisions of the creates this request attempted: a late one is undone after a 503.
   const creates: string[] = [];
-  // Most requests are for a new address: its record is created without reading first.
-  const likelyNew = true;
-  return changeRecord(store, path, deadlineMs, creates, likelyNew, (stored): Change<SubscribeResult> => {
+  return changeRecord(store, path, deadlineMs, creates, true, (stored): Change<SubscribeResult> => {
     if (stored === null) {
       const record: SubscriberRecord = {
         email: subscription.email,
