@@ -39,21 +39,32 @@ const MAX_ATTEMPTS = 100;
  * again and asks again, so `change` sees every other writer's result and may run several times:
  * it must only compute, never act. Answers the `result` of the decision that was applied. Every
  * call is bounded by `options`, as any store call.
+ *
+ * `likelyNew`: most calls find no object (a new subscriber), so the first attempt creates it
+ * without reading first, a store call fewer; should the object exist, the create writes nothing and
+ * the read-modify-write goes on as usual.
  */
 export async function updateObject<T>(
   store: ObjectStore,
   path: string,
   contentType: string,
   change: (current: Uint8Array | null) => Change<T>,
-  options: StoreCallOptions = {},
+  options: StoreCallOptions & { likelyNew?: boolean } = {},
 ): Promise<T> {
+  const { likelyNew = false, ...callOptions } = options;
+  if (likelyNew) {
+    const decision = change(null);
+    if (decision.write === undefined) return decision.result;
+    const { created } = await createIfAbsent(store, path, decision.write, contentType, callOptions);
+    if (created) return decision.result;
+  }
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await store.getVersioned(path, options);
+    const current = await store.getVersioned(path, callOptions);
     const decision = change(current?.bytes ?? null);
     if (decision.write === undefined) return decision.result;
     const written = current
-      ? await replaceIfUnchanged(store, path, current.version, decision.write, contentType, options)
-      : (await createIfAbsent(store, path, decision.write, contentType, options)).created;
+      ? await replaceIfUnchanged(store, path, current.version, decision.write, contentType, callOptions)
+      : (await createIfAbsent(store, path, decision.write, contentType, callOptions)).created;
     if (written) return decision.result;
   }
   throw new StoreUnavailableError(`${path} kept changing: gave up after ${MAX_ATTEMPTS} attempts`);

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from "node:crypto";
-import fs from "node:fs";
 import {
   copyFile,
   type FileHandle,
@@ -15,9 +14,10 @@ import {
 } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { withinDeadline } from "./deadline";
-import { DirectorySyncs } from "./directory-sync";
+import type { FilesystemWorkOptions, WorkBody } from "./filesystem-work";
 import { SpoolFile } from "./spool";
 import { limitStream } from "./streams";
+import { type FileWorker, inlineFileWorker, threadFileWorker } from "./writer-thread";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -72,35 +72,20 @@ type Step = () => void;
 export class FilesystemStore implements ObjectStore {
   readonly driver = "filesystem";
   readonly root: string;
-  private readonly directories: DirectorySyncs;
-  /**
-   * Folders that gained an entry (a folder made inside them) that no completed fsync covers yet,
-   * each with a mark that moves on every new entry. A save that finds its folder already made, by
-   * a concurrent save still on its way to that sync, must not answer before the sync either: it
-   * syncs these too (sharing the other save's fsync where the timing allows).
-   */
-  private readonly unsynced = new Map<string, number>();
-  private marks = 0;
+  /** Writes, small reads and directory fsyncs: on the inbox's file thread (see `writer-thread.ts`). */
+  private readonly files: FileWorker;
 
   /** `syncDirectory` flushes one folder's entries; tests give a stand-in to hold one back. */
-  constructor(root: string, options: { syncDirectory?: (folder: string) => Promise<void> } = {}) {
+  constructor(root: string, options: FilesystemWorkOptions = {}) {
     this.root = resolve(root);
-    this.directories = new DirectorySyncs(options.syncDirectory);
+    this.files = options.syncDirectory ? inlineFileWorker(options) : threadFileWorker();
   }
 
   async put(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    await this.bounded(`write ${path}`, options, async (step) => {
-      const { temp, created } = await this.writeTempInFolder(target, body, step);
-      try {
-        step();
-        await rename(temp, target);
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
-      }
-      await this.syncFolders(dirname(target), created);
-    });
+    await this.bounded(`write ${path}`, options, () =>
+      this.files.run("put", { target, body: workBody(body) }, options.signal),
+    );
   }
 
   /**
@@ -108,36 +93,12 @@ export class FilesystemStore implements ObjectStore {
    * place in order, and each folder is synced once for all of its new entries.
    */
   async putAll(entries: readonly ObjectEntry[], options: StoreCallOptions = {}): Promise<void> {
-    const targets = entries.map((entry) => this.locate(entry.path));
-    const folders = [...new Set(targets.map((target) => dirname(target)))];
-    await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, async (step) => {
-      const created = (await Promise.all(folders.map((folder) => this.makeFolder(folder, step)))).flat();
-      const temps = await Promise.allSettled(
-        entries.map((entry, index) => writeTemp(targets[index] ?? "", entry.body, step)),
-      );
-      const written = temps.flatMap((temp) => (temp.status === "fulfilled" ? [temp.value] : []));
-      try {
-        const failed = temps.find((temp) => temp.status === "rejected");
-        if (failed) throw failed.reason;
-        for (const [index, temp] of written.entries()) {
-          step();
-          await rename(temp, targets[index] ?? "");
-        }
-      } catch (error) {
-        await Promise.all(written.map((temp) => rm(temp, { force: true })));
-        throw error;
-      }
-      await Promise.all(
-        folders.map((folder, index) => this.syncFolders(folder, index === 0 ? [...new Set(created)] : [])),
-      );
-    });
+    const files = entries.map((entry) => ({ target: this.locate(entry.path), body: workBody(entry.body) }));
+    await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, () =>
+      this.files.run("putAll", { files }, options.signal),
+    );
   }
 
-  /**
-   * The upload's bytes go to a hidden temporary file at the inbox's root as they arrive; `commit`
-   * flushes it, renames it into place and syncs the folders, like `put`. A process that stops
-   * mid-upload leaves a `.tmp-upload-*` file that no reader sees.
-   */
   async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
     const spool = await this.bounded("start an upload", options, async (step) => {
       await mkdir(this.root, { recursive: true });
@@ -160,15 +121,12 @@ export class FilesystemStore implements ObjectStore {
       read: (target, position) => spool.read(target, position),
       commit: async (path, _contentType, options = {}) => {
         const target = this.locate(path);
-        await this.bounded(`write ${path}`, options, async (step) => {
+        await this.bounded(`write ${path}`, options, async () => {
           await spool.sync();
           await spool.close();
-          const created = await this.makeFolder(dirname(target), step);
-          step();
-          await rename(spool.path, target);
+          await this.files.run("place", { from: spool.path, target }, options.signal);
           placed = true;
           await spool.remove({ renamed: true });
-          await this.syncFolders(dirname(target), created);
         });
       },
       discard: async () => {
@@ -179,47 +137,23 @@ export class FilesystemStore implements ObjectStore {
 
   async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    return this.bounded(`create ${path}`, options, async (step) => {
-      const { temp, created } = await this.writeTempInFolder(target, body, step);
-      try {
-        step();
-        // link() refuses an existing target, so exactly one of concurrent creators wins.
-        await link(temp, target);
-      } catch (error) {
-        if (isCode(error, "EEXIST")) return false;
-        throw error;
-      } finally {
-        await unlink(temp).catch(() => {});
-      }
-      await this.syncFolders(dirname(target), created);
-      return true;
-    });
+    return this.bounded(`create ${path}`, options, () =>
+      this.files.run("create", { target, body: workBody(body) }, options.signal),
+    );
   }
 
   async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
     const target = this.locate(path);
     const { maxBytes } = options;
-    const read = async (step: Step) => {
-      if (maxBytes === undefined) return await readFile(target);
-      const file = await open(target, "r");
-      try {
-        step();
-        const { size } = await file.stat();
-        if (size > maxBytes) throw new ObjectTooLargeError(path, size, maxBytes);
-        // Files are replaced by rename, never written in place: the open file cannot grow.
-        return await file.readFile();
-      } finally {
-        await file.close();
-      }
-    };
-    try {
-      return await this.bounded(`read ${path}`, options, read);
-    } catch (error) {
-      const cause = error instanceof StoreUnavailableError ? error.cause : error;
-      if (cause instanceof ObjectTooLargeError) throw cause;
-      if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return null;
-      throw error;
-    }
+    const found = await this.bounded(`read ${path}`, options, () =>
+      this.files.run("read", { target, maxBytes }, options.signal),
+    );
+    if (found !== null && "tooLarge" in found)
+      throw new ObjectTooLargeError(path, found.tooLarge, maxBytes ?? 0);
+    if (found === null) return null;
+    // A Buffer, as from a read in this thread (the bytes came over without a copy).
+    const { bytes } = found;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   async getStream(path: string, options: GetOptions = {}): Promise<ObjectStream | null> {
@@ -273,7 +207,7 @@ export class FilesystemStore implements ObjectStore {
     return this.bounded(`write ${path}`, options, async (step) => {
       let temp: string;
       try {
-        temp = await writeTemp(target, body, step);
+        temp = await this.files.run("writeTemp", { target, body: workBody(body) }, options.signal);
       } catch (error) {
         // No folder: the object is gone, so it is not at `version`.
         if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
@@ -286,7 +220,8 @@ export class FilesystemStore implements ObjectStore {
           await rename(temp, target);
           return true;
         });
-        if (written) await this.syncFolders(dirname(target), []);
+        if (written)
+          await this.files.run("syncFolders", { folder: dirname(target), created: [] }, options.signal);
         return written;
       } finally {
         await rm(temp, { force: true });
@@ -303,7 +238,8 @@ export class FilesystemStore implements ObjectStore {
         await unlink(target);
         return true;
       });
-      if (removed) await this.syncFolders(dirname(target), []);
+      if (removed)
+        await this.files.run("syncFolders", { folder: dirname(target), created: [] }, options.signal);
       return removed;
     });
   }
@@ -312,20 +248,19 @@ export class FilesystemStore implements ObjectStore {
     const source = this.locate(from);
     const target = this.locate(to);
     await this.bounded(`copy ${from} to ${to}`, options, async (step) => {
-      const created = await this.makeFolder(dirname(target), step);
-      const temp = tempPath(target);
+      // The copy is made beside the source (whose folder exists), flushed, then placed.
+      const temp = tempPath(source);
       try {
         await copyFile(source, temp);
         step();
         const file = await open(temp, "r+");
         await file.sync().finally(() => file.close());
         step();
-        await rename(temp, target);
+        await this.files.run("place", { from: temp, target }, options.signal);
       } catch (error) {
         await rm(temp, { force: true });
         throw error;
       }
-      await this.syncFolders(dirname(target), created);
     });
   }
 
@@ -383,67 +318,9 @@ export class FilesystemStore implements ObjectStore {
     }
   }
 
-  /**
-   * Flushes the entries of `folder` and of each of `created` to disk, all at once; a sync of the
-   * same folder that another save started after this one's entry was made serves both.
-   */
-  private async syncFolders(folder: string, created: readonly string[]): Promise<void> {
-    const folders = new Set([folder, ...created]);
-    for (let current = folder; dirname(current) !== current;) {
-      current = dirname(current);
-      if (this.unsynced.has(current)) folders.add(current);
-    }
-    await Promise.all(
-      [...folders].map(async (path) => {
-        const mark = this.unsynced.get(path);
-        await this.directories.sync(path);
-        // The sync began after this call, so it covers every entry marked up to `mark`.
-        if (mark !== undefined && this.unsynced.get(path) === mark) this.unsynced.delete(path);
-      }),
-    );
-  }
-
   private locate(path: string): string {
     assertObjectPath(path);
     return join(this.root, ...path.split("/"));
-  }
-
-  /**
-   * `writeTemp` into the target's folder, which usually exists (a day's briefs, the subscribers):
-   * the folder is made, and its new entries listed for syncing, only when the first open finds it
-   * missing. One system call fewer per write than making sure of the folder first.
-   */
-  private async writeTempInFolder(
-    target: string,
-    body: ObjectBody,
-    step: Step,
-  ): Promise<{ temp: string; created: string[] }> {
-    try {
-      return { temp: await writeTemp(target, body, step), created: [] };
-    } catch (error) {
-      if (!isCode(error, "ENOENT")) throw error;
-      const created = await this.makeFolder(dirname(target), step);
-      return { temp: await writeTemp(target, body, step), created };
-    }
-  }
-
-  /**
-   * Creates `folder` and any missing parents. Returns the folders whose new entries must be
-   * fsynced: the parent of the first folder created, and each created folder above `folder`
-   * (`folder` itself is synced after its file is renamed into it).
-   */
-  private async makeFolder(folder: string, step: Step): Promise<string[]> {
-    step();
-    const first = await mkdir(folder, { recursive: true });
-    step();
-    if (first === undefined) return [];
-    const created: string[] = [];
-    for (let current = dirname(folder); current.length >= first.length; current = dirname(current)) {
-      created.push(current);
-    }
-    created.push(dirname(first));
-    for (const parent of created) this.unsynced.set(parent, ++this.marks);
-    return created;
   }
 
   /**
@@ -503,56 +380,6 @@ function fileStream(file: FileHandle): ReadableStream<Uint8Array> {
 
 function tempPath(target: string): string {
   return join(dirname(target), `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
-}
-
-/**
- * Writes the body to a hidden temporary file beside the target and flushes it to disk. The open,
- * writes, fsync and close run as one chain of callbacks on a raw descriptor: one promise for the
- * whole file instead of one per system call and a `FileHandle` (each costs hooks under Next's
- * AsyncLocalStorage, on the thread every request shares).
- */
-async function writeTemp(target: string, body: ObjectBody, step: Step): Promise<string> {
-  const temp = tempPath(target);
-  const chunks = typeof body === "string" ? [Buffer.from(body, "utf8")] : body;
-  await new Promise<void>((resolve, reject) => {
-    fs.open(temp, "wx", 0o600, (openError, fd) => {
-      if (openError) return reject(openError);
-      const fail = (error: unknown) => fs.close(fd, () => fs.rm(temp, { force: true }, () => reject(error)));
-      let pending = (chunks instanceof Uint8Array ? [chunks] : [...chunks]).filter(
-        (chunk) => chunk.byteLength > 0,
-      );
-      const flush = () => {
-        try {
-          step();
-        } catch (error) {
-          return fail(error);
-        }
-        fs.fsync(fd, (syncError) => {
-          if (syncError) return fail(syncError);
-          fs.close(fd, (closeError) => (closeError ? fail(closeError) : resolve()));
-        });
-      };
-      // A vectored write can be cut short without an error (the disk filled up, a file-size limit
-      // or quota was reached), so it goes on from where it stopped: the next write then fails with
-      // the system's own error instead of a truncated file passing as whole.
-      const write = () => {
-        if (pending.length === 0) return flush();
-        try {
-          step();
-        } catch (error) {
-          return fail(error);
-        }
-        fs.writev(fd, pending, (writeError, bytesWritten) => {
-          if (writeError) return fail(writeError);
-          if (bytesWritten <= 0) return fail(new Error("The write made no progress."));
-          pending = dropBytes(pending, bytesWritten);
-          write();
-        });
-      };
-      write();
-    });
-  });
-  return temp;
 }
 
 /** The version `getVersioned` reports for these bytes. */
@@ -625,18 +452,9 @@ async function breakIfStale(lock: string): Promise<void> {
   await unlink(aside).catch(() => {});
 }
 
-/** The chunks that remain after the first `count` bytes (views, no copies). */
-function dropBytes(chunks: readonly Uint8Array[], count: number): Uint8Array[] {
-  let skip = count;
-  const rest: Uint8Array[] = [];
-  for (const chunk of chunks) {
-    if (skip >= chunk.byteLength) skip -= chunk.byteLength;
-    else {
-      rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
-      skip = 0;
-    }
-  }
-  return rest;
+/** A body as the file work takes it: text, or chunks (one buffer is one chunk). */
+function workBody(body: ObjectBody): WorkBody {
+  return typeof body === "string" || Array.isArray(body) ? body : [body as Uint8Array];
 }
 
 function isCode(error: unknown, code: string): boolean {

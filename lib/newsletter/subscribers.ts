@@ -95,9 +95,10 @@ export interface SubscribeResult {
  *
  * The first request creates the record with the store's atomic create-if-absent, so of any number
  * of concurrent first requests exactly one creates it; a create whose answer was lost is
- * recognised by its revision. Every later change is a conditional write on the version read
- * (`updateObject`), so two requests changing one record at once both land, neither is lost. A
- * request that changes nothing writes nothing.
+ * recognised by its revision. Most requests are for a new address, so that create is tried before
+ * anything is read; an existing record refuses it. Every later change is a conditional write on
+ * the version read (`updateObject`), so two requests changing one record at once both land,
+ * neither is lost. A request that changes nothing leaves the record as it was.
  *
  * Every store call is bounded by one deadline (`deadlineMs`). Throws 503 `storage_unavailable`
  * when the store cannot be read or written in time; a record this request created that lands
@@ -114,7 +115,7 @@ export async function subscribe(
   const at = now.toISOString();
   // The revisions of the creates this request attempted: a late one is undone after a 503.
   const creates: string[] = [];
-  return changeRecord(store, path, deadlineMs, creates, (stored): Change<SubscribeResult> => {
+  return changeRecord(store, path, deadlineMs, creates, true, (stored): Change<SubscribeResult> => {
     if (stored === null) {
       const record: SubscriberRecord = {
         email: subscription.email,
@@ -181,19 +182,26 @@ export async function confirmSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<ConfirmResult> {
   const at = now.toISOString();
-  return changeRecord(store, subscriberPathById(id), deadlineMs, [], (stored): Change<ConfirmResult> => {
-    if (stored === null || stored.status === "unsubscribed")
-      return { result: { outcome: "not-pending", record: stored } };
-    if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
-    const record: SubscriberRecord = {
-      ...stored,
-      status: "confirmed",
-      updatedAt: at,
-      confirmedAt: at,
-      revision: newRevision(),
-    };
-    return { write: serialize(record), result: { outcome: "confirmed", record } };
-  });
+  return changeRecord(
+    store,
+    subscriberPathById(id),
+    deadlineMs,
+    [],
+    false,
+    (stored): Change<ConfirmResult> => {
+      if (stored === null || stored.status === "unsubscribed")
+        return { result: { outcome: "not-pending", record: stored } };
+      if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
+      const record: SubscriberRecord = {
+        ...stored,
+        status: "confirmed",
+        updatedAt: at,
+        confirmedAt: at,
+        revision: newRevision(),
+      };
+      return { write: serialize(record), result: { outcome: "confirmed", record } };
+    },
+  );
 }
 
 /** What an unsubscribe did: the status before (`null`: no record) and the record now. */
@@ -214,19 +222,26 @@ export async function unsubscribeSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<UnsubscribeResult> {
   const at = now.toISOString();
-  return changeRecord(store, subscriberPathById(id), deadlineMs, [], (stored): Change<UnsubscribeResult> => {
-    if (stored === null || stored.status === "unsubscribed") {
-      return { result: { previous: stored?.status ?? null, record: stored } };
-    }
-    const record: SubscriberRecord = {
-      ...stored,
-      status: "unsubscribed",
-      updatedAt: at,
-      unsubscribedAt: at,
-      revision: newRevision(),
-    };
-    return { write: serialize(record), result: { previous: stored.status, record } };
-  });
+  return changeRecord(
+    store,
+    subscriberPathById(id),
+    deadlineMs,
+    [],
+    false,
+    (stored): Change<UnsubscribeResult> => {
+      if (stored === null || stored.status === "unsubscribed") {
+        return { result: { previous: stored?.status ?? null, record: stored } };
+      }
+      const record: SubscriberRecord = {
+        ...stored,
+        status: "unsubscribed",
+        updatedAt: at,
+        unsubscribedAt: at,
+        revision: newRevision(),
+      };
+      return { write: serialize(record), result: { previous: stored.status, record } };
+    },
+  );
 }
 
 /** The record of a subscriber id, or `null`; bounded like every other call. */
@@ -250,6 +265,7 @@ async function changeRecord<T>(
   path: string,
   deadlineMs: number,
   creates: readonly string[],
+  likelyNew: boolean,
   change: (stored: SubscriberRecord | null) => Change<T>,
 ): Promise<T> {
   const deadline = Deadline.in(deadlineMs);
@@ -259,7 +275,7 @@ async function changeRecord<T>(
       path,
       "application/json",
       (bytes) => change(bytes === null ? null : parseRecord(path, bytes)),
-      deadline.options,
+      { ...deadline.options, likelyNew },
     );
   } catch (error) {
     if (error instanceof StoreUnavailableError) {

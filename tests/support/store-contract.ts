@@ -329,6 +329,38 @@ export function describeStoreContract(current: () => ObjectStore): void {
         // Each saw a different list: every write was applied to the one before it.
         expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
       });
+
+      it("updateObject, likelyNew: a new object is created without a read; an existing one is updated as usual", async () => {
+        const store = current();
+        const reads: string[] = [];
+        const watched: ObjectStore = Object.assign(Object.create(store) as ObjectStore, {
+          get: (path: string, options?: object) => (reads.push(path), store.get(path, options)),
+          getVersioned: (path: string, options?: object) => (
+            reads.push(path),
+            store.getVersioned(path, options)
+          ),
+        });
+        const add = (item: string) =>
+          updateObject(
+            watched,
+            "likely/list.json",
+            "application/json",
+            (bytes) => {
+              const items = bytes === null ? [] : (JSON.parse(text(bytes) ?? "[]") as string[]);
+              return { write: JSON.stringify([...items, item]), result: items.length };
+            },
+            { likelyNew: true },
+          );
+        expect(await add("first")).toBe(0);
+        expect(reads).toEqual([]);
+        expect(await add("second")).toBe(1);
+        expect(reads.length).toBeGreaterThan(0);
+        expect(JSON.parse(text(await store.get("likely/list.json")) ?? "[]")).toEqual(["first", "second"]);
+        // Concurrent ones still lose nothing.
+        await Promise.all(Array.from({ length: 10 }, (_, i) => add(`more-${i}`)));
+        const items = JSON.parse(text(await store.get("likely/list.json")) ?? "[]") as string[];
+        expect(items).toHaveLength(12);
+      });
     });
 
     describe("list", () => {

@@ -1,24 +1,34 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import path, { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DirectorySyncs, fsyncDirectory } from "@/lib/inbox/directory-sync";
+import { createFilesystemWork, type FilesystemWorkOptions } from "@/lib/inbox/filesystem-work";
+
+const modules = { "node:fs": fs, "node:path": path, "node:crypto": crypto };
+
+/** The filesystem inbox's file work, run in this thread; its directory syncs as `sync(folder)`. */
+function fileWork(options: FilesystemWorkOptions = {}) {
+  const work = createFilesystemWork((id) => modules[id], options);
+  return { sync: (folder: string) => work.syncFolders({ folder, created: [] }, () => {}) };
+}
 
 /** A folder sync the test finishes by hand, recording when each began. */
 function manualSyncs() {
   const started: { folder: string; finish: (error?: Error) => void }[] = [];
-  const syncs = new DirectorySyncs(
-    (folder) =>
+  const syncs = fileWork({
+    syncDirectory: (folder) =>
       new Promise<void>((resolve, reject) => {
         started.push({ folder, finish: (error) => (error ? reject(error) : resolve()) });
       }),
-  );
+  });
   return { syncs, started };
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("DirectorySyncs (group commit of directory fsyncs)", () => {
+describe("directory fsyncs are shared by concurrent saves (group commit)", () => {
   it("a caller that arrives while a sync runs waits for the next one, shared by all who arrived meanwhile", async () => {
     const { syncs, started } = manualSyncs();
     const done: string[] = [];
@@ -65,9 +75,9 @@ describe("DirectorySyncs (group commit of directory fsyncs)", () => {
     expect(started).toHaveLength(4);
   });
 
-  it("fsyncDirectory flushes a real folder, and fails on a missing one", async () => {
+  it("a real folder is flushed, and a missing one fails", async () => {
     const folder = await mkdtemp(join(tmpdir(), "intake-dirsync-"));
-    await expect(fsyncDirectory(folder)).resolves.toBeUndefined();
-    await expect(fsyncDirectory(join(folder, "missing"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(fileWork().sync(folder)).resolves.toBeUndefined();
+    await expect(fileWork().sync(join(folder, "missing"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 });

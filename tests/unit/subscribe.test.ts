@@ -132,9 +132,16 @@ describe.each<[string, () => ObjectStore]>([
       ["topics already held", ["Research"]],
     ])("does not write when the request adds nothing (%s)", async (_label, topics) => {
       await subscribe(store, { email: ADA, topics: ["AI", "Research"] }, T0);
-      const writes = [vi.spyOn(store, "put"), vi.spyOn(store, "putIfVersion"), vi.spyOn(store, "create")];
+      const before = await store.get(subscriberPath(ADA));
+      const writes = [vi.spyOn(store, "put"), vi.spyOn(store, "putIfVersion")];
+      // A new address is created without reading first; an existing record refuses that create.
+      const creates = vi.spyOn(store, "create");
       expect((await subscribe(store, { email: ADA, topics }, T1)).status).toBe("already-subscribed");
       for (const write of writes) expect(write).not.toHaveBeenCalled();
+      for (const { value } of creates.mock.results) await expect(value).resolves.toBe(false);
+      expect(
+        Buffer.from((await store.get(subscriberPath(ADA))) ?? []).equals(Buffer.from(before ?? [])),
+      ).toBe(true);
       expect((await stored()).updatedAt).toBe(T0.toISOString());
     });
 
