@@ -1,7 +1,11 @@
+import { render } from "@react-email/render";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  BriefAcknowledgmentEmail,
+  type BriefAcknowledgmentProps,
   EmailUnavailableError,
   NewsletterConfirmationEmail,
+  OpsSignInEmail,
   renderEmail,
   VisitorMailer,
 } from "@/lib/visitor-email";
@@ -37,6 +41,53 @@ describe("renderEmail", () => {
     expect(text).toContain("AI, Quantum");
     expect(text).toContain("7 days");
   });
+});
+
+describe("renderEmail renders once", () => {
+  const brief: BriefAcknowledgmentProps["record"] = {
+    reference: "NW-20261123-ABCD",
+    name: 'Ada <b>Lovelace</b> & "friends"',
+    email: HOSTILE,
+    company: "Analytical Engines Ltd",
+    role: null,
+    projectType: "ai-system",
+    budget: "50k-100k",
+    timeline: "3-6-months",
+    description: "Line one.\n\nLine two with a link https://example.com/a?b=c&d=e and <script>x</script>.",
+    attachment: {
+      filename: "attachment.pdf",
+      originalName: "Our <brief> & plan.pdf",
+      contentType: "application/pdf",
+      size: 123_456,
+      sha256: "0".repeat(64),
+    },
+  };
+  const emails = {
+    acknowledgment: BriefAcknowledgmentEmail({ record: brief }),
+    "acknowledgment without attachment": BriefAcknowledgmentEmail({
+      record: { ...brief, attachment: null, company: null, description: "x".repeat(5000) },
+    }),
+    confirmation: NewsletterConfirmationEmail({
+      email: HOSTILE,
+      topics: ["AI", "Quantum", "Research"],
+      confirmUrl: CONFIRM,
+      unsubscribeUrl: UNSUBSCRIBE,
+      validFor: "7 days",
+    }),
+    "ops sign-in": OpsSignInEmail({ signInUrl: CONFIRM, validFor: "15 minutes" }),
+  };
+
+  // The text is now converted from the one HTML render by a converter compiled once; it must be
+  // exactly what React Email's own plain-text render (a second render, converted afresh) gives.
+  it.each(Object.entries(emails))(
+    "%s: the same HTML and text as React Email's two renders",
+    async (_, email) => {
+      const ours = await renderEmail(email);
+      expect(ours.html).toBe(await render(email));
+      expect(ours.text).toBe(await render(email, { plainText: true }));
+      expect(ours.text.length).toBeGreaterThan(100);
+    },
+  );
 });
 
 describe("VisitorMailer", () => {
