@@ -29,6 +29,8 @@ export interface SmtpTestServer {
   received: ReceivedMail[];
   /** The envelope of every accepted message, kept even when `envelopesOnly` keeps nothing else. */
   envelopes: ReceivedMail["envelope"][];
+  /** Errors of client connections (a reset, a timeout), which the server outlives. */
+  connectionErrors: Error[];
   /** Every command any client sent, in order, whether or not the server accepted it. */
   commands: SmtpCommand[];
   behave(behaviour: SmtpBehaviour): void;
@@ -61,6 +63,7 @@ export interface SmtpServerOptions {
 export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = [];
   const envelopes: ReceivedMail["envelope"][] = [];
+  const connectionErrors: Error[] = [];
   const commands: SmtpCommand[] = [];
   /** Connections (by session id) upgraded with STARTTLS. */
   const secured = new Set<string>();
@@ -133,6 +136,9 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
       });
     },
   });
+  // A client dropping its connection (a server under test being stopped mid-send) is reported
+  // here; unhandled, it would end the process running the tests.
+  server.on("error", (error) => connectionErrors.push(error));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -143,6 +149,7 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
     url: `smtp://${credentials}127.0.0.1:${port}`,
     received,
     envelopes,
+    connectionErrors,
     commands,
     behave: (next) => (behaviour = next),
     forReference: (reference) => received.filter((mail) => mail.parsed.subject?.includes(reference)),
