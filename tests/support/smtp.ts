@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import PostalMime, { type Email } from "postal-mime";
 import { SMTPServer } from "smtp-server";
 
@@ -29,6 +30,10 @@ export interface SmtpTestServer {
   received: ReceivedMail[];
   /** The envelope of every accepted message, kept even when `envelopesOnly` keeps nothing else. */
   envelopes: ReceivedMail["envelope"][];
+  /** How many connections clients have opened so far. */
+  connectionsOpened(): number;
+  /** Closes every open client connection at once, as a server restarting or timing them out does. */
+  dropConnections(): void;
   /** Errors of client connections (a reset, a timeout), which the server outlives. */
   connectionErrors: Error[];
   /** Every command any client sent, in order, whether or not the server accepted it. */
@@ -139,6 +144,13 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
   // A client dropping its connection (a server under test being stopped mid-send) is reported
   // here; unhandled, it would end the process running the tests.
   server.on("error", (error) => connectionErrors.push(error));
+  const sockets = new Set<Socket>();
+  let opened = 0;
+  server.server.on("connection", (socket: Socket) => {
+    opened += 1;
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -149,6 +161,10 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
     url: `smtp://${credentials}127.0.0.1:${port}`,
     received,
     envelopes,
+    connectionsOpened: () => opened,
+    dropConnections: () => {
+      for (const socket of sockets) socket.destroy();
+    },
     connectionErrors,
     commands,
     behave: (next) => (behaviour = next),
