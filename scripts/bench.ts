@@ -3,13 +3,15 @@
  *
  * Measures the built app under `next start` on its embedded defaults (filesystem inbox in a temporary
  * directory, in-memory limits set very high): throughput and latency of each endpoint beside the
- * framework's floor (GET /api/health), the server's peak memory under concurrent 10 MiB uploads, and
+ * framework's floor (GET /api/health), both forms again with Turnstile, the acknowledgment and double
+ * opt-in on (siteverify and SMTP stand-ins in this process, every email counted), the server's peak
+ * memory under concurrent 10 MiB uploads, and
  * how much of a declared 100 MiB body is read before the 413. Prints a table and writes
  * bench/results.json. Everything is bounded: fixed durations, fixed request counts, time limits.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import os from "node:os";
@@ -22,6 +24,8 @@ import { makeFileOfSize, makePdf, TEN_MIB } from "../tests/support/files";
 import { blobEnv } from "../tests/support/blob-app";
 import { startBlobStandIn } from "../tests/support/blob-standin";
 import { type AppServer, startApp, tempDir } from "../tests/support/server";
+import { type SiteverifyStandIn, startSiteverifyStandIn } from "../tests/support/siteverify-standin";
+import { type SmtpTestServer, startSmtpServer } from "../tests/support/smtp";
 import { bytesRead, cpuMilliseconds, listeningPid, residentMemory, resetPeakMemory } from "./bench/proc";
 
 const KiB = 1024;
@@ -96,8 +100,60 @@ function ensureBuild(): void {
 // ---------------------------------------------------------------------------------------------------
 // Throughput and latency
 
-/** Which server a scenario runs against: the embedded defaults, the same with the default rate limits, or the Blob inbox. */
-type ServerKind = "filesystem" | "limited" | "blob";
+/**
+ * Which server a scenario runs against: the embedded defaults, the same with the default rate
+ * limits, the Blob inbox, or the embedded defaults with part 2's features on (Turnstile, the
+ * acknowledgment, double opt-in: see `featureEnv`).
+ */
+type ServerKind = "filesystem" | "limited" | "blob" | "features";
+
+const TURNSTILE_SECRET = "bench-turnstile-secret";
+
+/**
+ * Part 2's features, all on: Turnstile checked against the siteverify stand-in, and the two emails
+ * to visitors (each brief's acknowledgment, each new subscriber's confirmation) sent through SMTP
+ * to a real SMTP server, both running in this process.
+ */
+function featureEnv(siteverify: SiteverifyStandIn, smtp: SmtpTestServer): Record<string, string> {
+  return {
+    TURNSTILE_SECRET_KEY: TURNSTILE_SECRET,
+    TURNSTILE_SITE_KEY: "bench-turnstile-site-key",
+    TURNSTILE_VERIFY_URL: siteverify.url,
+    SMTP_URL: smtp.url,
+    EMAIL_FROM: "Northwind Studio <intake@studio.example>",
+    CONTACT_ACKNOWLEDGE: "true",
+    NEWSLETTER_DOUBLE_OPT_IN: "true",
+    LINK_SIGNING_SECRET: "bench-link-signing-secret-of-at-least-32-characters",
+  };
+}
+
+/** Where a request body carries its stamp: 12 characters, replaced by 12 digits in each copy sent. */
+const STAMP = "@@@STAMP@@@@";
+let stamps = 0;
+
+/**
+ * Copies of `template` with every `STAMP` replaced by the next number, so each request carries a
+ * Turnstile token and a sender address of its own (siteverify refuses a token checked before, and
+ * each address gets at most one email per 10 minutes). Same length as the template, no re-encoding.
+ */
+function stamped(template: Buffer): () => Buffer {
+  const marker = Buffer.from(STAMP, "latin1");
+  const offsets: number[] = [];
+  for (let at = template.indexOf(marker); at !== -1; at = template.indexOf(marker, at + marker.length))
+    offsets.push(at);
+  if (offsets.length === 0) throw new Error("the template has no stamp");
+  return () => {
+    stamps += 1;
+    const body = Buffer.from(template);
+    const digits = String(stamps).padStart(STAMP.length, "0");
+    for (const offset of offsets) body.write(digits, offset, "latin1");
+    return body;
+  };
+}
+
+/** The addresses the part-2 rows send to; the emails are counted by them. */
+const ACKNOWLEDGED = { prefix: "sender-", domain: "@bench.example" };
+const CONFIRMED = { prefix: "reader-", domain: "@bench.example" };
 
 interface Scenario {
   name: string;
@@ -111,6 +167,8 @@ interface Scenario {
 interface MeasuredServer {
   app: AppServer;
   pid: number;
+  /** Its filesystem inbox (none for the Blob inbox). */
+  inbox: string | null;
 }
 
 async function scenarios(): Promise<Scenario[]> {
@@ -135,6 +193,33 @@ async function scenarios(): Promise<Scenario[]> {
   });
   let subscriber = 0;
   const ok = { server: "filesystem", expectedStatus: 200 } as const;
+  // Part 2 on: a token the stand-in passes and a sender of its own on every request.
+  const verified = await multipart(
+    briefForm(
+      validBrief({
+        email: `${ACKNOWLEDGED.prefix}${STAMP}${ACKNOWLEDGED.domain}`,
+        "cf-turnstile-response": `pass.contact.${STAMP}`,
+      }),
+    ),
+  );
+  const stampedContact = (form: { body: Buffer; contentType: string }): CannonRequest => {
+    const next = stamped(form.body);
+    return {
+      method: "POST",
+      path: "/api/contact",
+      headers: { "content-type": form.contentType },
+      setupRequest: (request) => withAddress({ ...request, body: next() }),
+    };
+  };
+  const newSubscriber = stamped(
+    Buffer.from(
+      JSON.stringify({
+        email: `${CONFIRMED.prefix}${STAMP}${CONFIRMED.domain}`,
+        topics: ["AI", "Research"],
+        "cf-turnstile-response": `pass.newsletter.${STAMP}`,
+      }),
+    ),
+  );
   return [
     { ...ok, name: "GET /api/health", requests: [{ method: "GET", path: "/api/health" }] },
     { ...ok, name: "POST /api/contact", requests: [contact(plain)] },
@@ -171,6 +256,25 @@ async function scenarios(): Promise<Scenario[]> {
       ],
     },
     { ...ok, name: "POST /api/contact (Blob inbox)", server: "blob", requests: [contact(plain)] },
+    {
+      ...ok,
+      name: "POST /api/contact (Turnstile + acknowledgment)",
+      server: "features",
+      requests: [stampedContact(verified)],
+    },
+    {
+      ...ok,
+      name: "POST /api/newsletter (Turnstile + double opt-in)",
+      server: "features",
+      requests: [
+        {
+          method: "POST",
+          path: "/api/newsletter",
+          headers: { "content-type": "application/json" },
+          setupRequest: (request) => withAddress({ ...request, body: newSubscriber() }),
+        },
+      ],
+    },
   ];
 }
 
@@ -321,6 +425,70 @@ async function measureThroughput(servers: Record<ServerKind, MeasuredServer>): P
     row.p99VsHealth = row.latencyMs.p99 / health.latencyMs.p99;
   }
   return rows;
+}
+
+/**
+ * Whether every request the part-2 server took produced its email: the server's own records (each
+ * stored brief's `delivery.json`, each pending subscriber) against what the SMTP server accepted.
+ * Counted over the whole run, warm-up included, and over requests whose answer the client no longer
+ * waited for at the end of a round: the server finished those too.
+ */
+interface EmailCheck {
+  /** Briefs stored from the acknowledged senders, and how many of them `delivery.json` records as acknowledged. */
+  briefs: number;
+  acknowledgedInDelivery: number;
+  /** Acknowledgments the SMTP server accepted, and the stored briefs' senders among their recipients. */
+  acknowledgmentsReceived: number;
+  briefsWithTheirEmail: number;
+  /** Pending subscribers stored, confirmation emails accepted, and subscribers among their recipients. */
+  subscribers: number;
+  confirmationsReceived: number;
+  subscribersWithTheirEmail: number;
+  /** Emails to any other address, or a second one to the same address (there should be none). */
+  otherEmails: number;
+}
+
+async function jsonFiles(folder: string, name: string | null): Promise<unknown[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  const files = entries.filter(
+    (entry) => entry.isFile() && (name === null ? entry.name.endsWith(".json") : entry.name === name),
+  );
+  return Promise.all(
+    files.map(
+      async (entry) => JSON.parse(await readFile(join(entry.parentPath, entry.name), "utf8")) as unknown,
+    ),
+  );
+}
+
+async function checkEmails(inbox: string, smtp: SmtpTestServer): Promise<EmailCheck> {
+  const recipients = smtp.envelopes.flatMap((envelope) => envelope.to.map((to) => to.toLowerCase()));
+  const ofKind = (kind: typeof ACKNOWLEDGED) =>
+    recipients.filter((to) => to.startsWith(kind.prefix) && to.endsWith(kind.domain));
+  const acknowledged = new Set(ofKind(ACKNOWLEDGED));
+  const confirmed = new Set(ofKind(CONFIRMED));
+
+  const briefs = (await jsonFiles(join(inbox, "briefs"), "brief.json")) as {
+    email: string;
+    reference: string;
+  }[];
+  const deliveries = (await jsonFiles(join(inbox, "briefs"), "delivery.json")) as {
+    acknowledgment?: { ok: boolean };
+  }[];
+  const subscribers = (await jsonFiles(join(inbox, "newsletter", "subscribers"), null)) as {
+    email: string;
+    status: string;
+  }[];
+  const pending = subscribers.filter((record) => record.status === "pending");
+  return {
+    briefs: briefs.length,
+    acknowledgedInDelivery: deliveries.filter((delivery) => delivery.acknowledgment?.ok === true).length,
+    acknowledgmentsReceived: ofKind(ACKNOWLEDGED).length,
+    briefsWithTheirEmail: briefs.filter((brief) => acknowledged.has(brief.email.toLowerCase())).length,
+    subscribers: pending.length,
+    confirmationsReceived: ofKind(CONFIRMED).length,
+    subscribersWithTheirEmail: pending.filter((record) => confirmed.has(record.email.toLowerCase())).length,
+    otherEmails: recipients.length - acknowledged.size - confirmed.size,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -555,6 +723,16 @@ function printThroughput(rows: ThroughputRow[]): void {
   for (const row of rows) console.log(`  ${row.scenario}: ${row.roundsRequestsPerSecond.join(", ")}`);
 }
 
+function printEmails(emails: EmailCheck): void {
+  console.log(
+    `\nEmails (part 2 server, whole run, warm-up included): ${emails.briefs} briefs stored, ` +
+      `${emails.acknowledgedInDelivery} acknowledged in delivery.json, ${emails.acknowledgmentsReceived} ` +
+      `acknowledgments received by the SMTP server, ${emails.briefsWithTheirEmail} briefs whose sender got one; ` +
+      `${emails.subscribers} pending subscribers, ${emails.confirmationsReceived} confirmations received, ` +
+      `${emails.subscribersWithTheirEmail} subscribers who got theirs; ${emails.otherEmails} other emails.`,
+  );
+}
+
 interface Target {
   target: string;
   measured: string;
@@ -565,6 +743,7 @@ function targets(
   rows: ThroughputRow[] | null,
   memory: readonly MemoryResult[],
   oversize: OversizeResult | null,
+  emails: EmailCheck | null,
 ): Target[] {
   const list: Target[] = [];
   const row = (name: string) => rows?.find((candidate) => candidate.scenario === name);
@@ -595,6 +774,24 @@ function targets(
       target: "no errors, timeouts or unexpected statuses (2xx; 429 for the flood)",
       measured: String(failures),
       met: failures === 0,
+    });
+  }
+  if (emails) {
+    list.push({
+      target: "part 2 on: every stored brief acknowledged, every new subscriber sent its confirmation",
+      measured:
+        `${emails.briefsWithTheirEmail} of ${emails.briefs} briefs (${emails.acknowledgedInDelivery} acknowledged in delivery.json), ` +
+        `${emails.subscribersWithTheirEmail} of ${emails.subscribers} subscribers; ` +
+        `${emails.acknowledgmentsReceived + emails.confirmationsReceived + emails.otherEmails} emails received`,
+      met:
+        emails.briefs > 0 &&
+        emails.subscribers > 0 &&
+        emails.briefsWithTheirEmail === emails.briefs &&
+        emails.acknowledgedInDelivery === emails.briefs &&
+        emails.acknowledgmentsReceived === emails.briefs &&
+        emails.subscribersWithTheirEmail === emails.subscribers &&
+        emails.confirmationsReceived === emails.subscribers &&
+        emails.otherEmails === 0,
     });
   }
   for (const inbox of ["filesystem", "blob"] as const) {
@@ -645,7 +842,10 @@ async function main(): Promise<void> {
   let throughput: ThroughputRow[] | null = null;
   const memory: MemoryResult[] = [];
   let oversize: OversizeResult | null = null;
+  let emails: EmailCheck | null = null;
   const standIn = await startBlobStandIn();
+  const siteverify = await startSiteverifyStandIn({ secret: TURNSTILE_SECRET, hostname: "127.0.0.1" });
+  const smtp = await startSmtpServer({ envelopesOnly: true });
   /** A fresh server of `kind`, with the pid that holds its listening socket. */
   const startServer = async (kind: ServerKind): Promise<MeasuredServer> => {
     const inbox = await tempDir("intake-bench-");
@@ -655,26 +855,33 @@ async function main(): Promise<void> {
         ? { ...SERVER_ENV, ...blobEnv(standIn.token, standIn.origin) }
         : kind === "limited"
           ? { IP_HASH_SALT: SERVER_ENV.IP_HASH_SALT, INBOX_DIR: inbox }
-          : { ...SERVER_ENV, INBOX_DIR: inbox };
+          : kind === "features"
+            ? { ...SERVER_ENV, INBOX_DIR: inbox, ...featureEnv(siteverify, smtp) }
+            : { ...SERVER_ENV, INBOX_DIR: inbox };
     const app = await startApp(env);
-    return { app, pid: await listeningPid(app.pid, app.port) };
+    return { app, pid: await listeningPid(app.pid, app.port), inbox: kind === "blob" ? null : inbox };
   };
   try {
     if (!flags["skip-throughput"]) {
       const servers: Partial<Record<ServerKind, MeasuredServer>> = {};
       try {
-        for (const kind of ["filesystem", "limited", "blob"] as const)
+        for (const kind of ["filesystem", "limited", "blob", "features"] as const)
           servers[kind] = await startServer(kind);
         const all = servers as Record<ServerKind, MeasuredServer>;
         console.log(
           `\nThroughput (filesystem inbox: ${all.filesystem.app.url}, default limits: ${all.limited.app.url}, ` +
-            `Blob inbox through the stand-in: ${all.blob.app.url}):`,
+            `Blob inbox through the stand-in: ${all.blob.app.url}, Turnstile, acknowledgment and double ` +
+            `opt-in through the siteverify and SMTP stand-ins: ${all.features.app.url}):`,
         );
         throughput = await measureThroughput(all);
+        // delivery.json may be written just after the last answers (recordDelivery's short wait).
+        await sleep(1000);
+        emails = await checkEmails(all.features.inbox as string, smtp);
       } finally {
         await Promise.all(Object.values(servers).map((server) => server.app.stop()));
       }
       printThroughput(throughput);
+      if (emails) printEmails(emails);
     }
     if (!flags["skip-memory"]) {
       for (const inbox of ["filesystem", "blob"] as const) {
@@ -715,12 +922,14 @@ async function main(): Promise<void> {
     }
   } finally {
     await standIn.close();
+    await siteverify.stop();
+    await smtp.stop();
     await Promise.all(inboxes.map((inbox) => rm(inbox, { recursive: true, force: true })));
   }
 
   const loadAverageAtEnd = os.loadavg();
   console.log(`\nLoad average at the end: ${loadAverageAtEnd.map((load) => load.toFixed(2)).join(" ")}`);
-  const results = targets(throughput, memory, oversize);
+  const results = targets(throughput, memory, oversize, emails);
   console.log("\nTargets:");
   for (const target of results)
     console.log(`  ${target.met ? "met    " : "MISSED "} ${target.target}: ${target.measured}`);
@@ -735,6 +944,7 @@ async function main(): Promise<void> {
         machine: { ...machine, loadAverageAtEnd },
         settings: { duration, rounds, connections, uploads },
         throughput,
+        emails,
         memory,
         oversize,
         targets: results,

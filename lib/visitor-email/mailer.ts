@@ -43,7 +43,9 @@ export class VisitorMailer {
   /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
   async send(message: VisitorMessage): Promise<void> {
     const { from } = this.settings;
-    const sending = () =>
+    // The signal takes a message the bound gave up on out of the pool's queue (or off its
+    // connection), so it is never sent after the caller was told it was not.
+    const sending = (signal: AbortSignal) =>
       this.sender.send({
         from: { name: from.name, address: from.address },
         to: [{ name: "", address: message.to }],
@@ -57,6 +59,7 @@ export class VisitorMailer {
               headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
             }
           : {}),
+        signal,
       });
     try {
       const info = await withTimeout(

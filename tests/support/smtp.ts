@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import PostalMime, { type Email } from "postal-mime";
 import { SMTPServer } from "smtp-server";
 
@@ -27,6 +28,14 @@ export interface SmtpTestServer {
   /** An `smtp://` URL for SMTP_URL, with the credentials when the server requires them. */
   url: string;
   received: ReceivedMail[];
+  /** The envelope of every accepted message, kept even when `envelopesOnly` keeps nothing else. */
+  envelopes: ReceivedMail["envelope"][];
+  /** How many connections clients have opened so far. */
+  connectionsOpened(): number;
+  /** Closes every open client connection at once, as a server restarting or timing them out does. */
+  dropConnections(): void;
+  /** Errors of client connections (a reset, a timeout), which the server outlives. */
+  connectionErrors: Error[];
   /** Every command any client sent, in order, whether or not the server accepted it. */
   commands: SmtpCommand[];
   behave(behaviour: SmtpBehaviour): void;
@@ -43,6 +52,11 @@ export interface SmtpServerOptions {
    * even recognise STARTTLS, like a local relay (or a connection whose STARTTLS was stripped).
    */
   starttls?: { key: string; cert: string };
+  /**
+   * Accept messages without parsing or keeping them, recording only their envelopes (`received`
+   * stays empty): for a load that sends thousands, where parsing each would compete for the CPU.
+   */
+  envelopesOnly?: boolean;
 }
 
 /**
@@ -53,6 +67,8 @@ export interface SmtpServerOptions {
  */
 export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<SmtpTestServer> {
   const received: ReceivedMail[] = [];
+  const envelopes: ReceivedMail["envelope"][] = [];
+  const connectionErrors: Error[] = [];
   const commands: SmtpCommand[] = [];
   /** Connections (by session id) upgraded with STARTTLS. */
   const secured = new Set<string>();
@@ -90,7 +106,9 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
     onData(stream, session, callback) {
       const current = behaviour;
       const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("data", (chunk: Buffer) => {
+        if (!options.envelopesOnly) chunks.push(chunk);
+      });
       stream.on("end", () => {
         if (current === "hang") return;
         if (typeof current === "object") {
@@ -99,13 +117,20 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
           callback(error);
           return;
         }
+        const envelope = {
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((recipient) => recipient.address),
+        };
+        if (options.envelopesOnly) {
+          envelopes.push(envelope);
+          callback();
+          return;
+        }
         const raw = Buffer.concat(chunks);
         void PostalMime.parse(raw).then((parsed) => {
+          envelopes.push(envelope);
           received.push({
-            envelope: {
-              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-              to: session.envelope.rcptTo.map((recipient) => recipient.address),
-            },
+            envelope,
             user: typeof session.user === "string" ? session.user : null,
             secure: session.secure,
             raw,
@@ -116,6 +141,16 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
       });
     },
   });
+  // A client dropping its connection (a server under test being stopped mid-send) is reported
+  // here; unhandled, it would end the process running the tests.
+  server.on("error", (error) => connectionErrors.push(error));
+  const sockets = new Set<Socket>();
+  let opened = 0;
+  server.server.on("connection", (socket: Socket) => {
+    opened += 1;
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -125,6 +160,12 @@ export async function startSmtpServer(options: SmtpServerOptions = {}): Promise<
     port,
     url: `smtp://${credentials}127.0.0.1:${port}`,
     received,
+    envelopes,
+    connectionsOpened: () => opened,
+    dropConnections: () => {
+      for (const socket of sockets) socket.destroy();
+    },
+    connectionErrors,
     commands,
     behave: (next) => (behaviour = next),
     forReference: (reference) => received.filter((mail) => mail.parsed.subject?.includes(reference)),

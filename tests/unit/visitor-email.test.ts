@@ -1,7 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { render } from "@react-email/render";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  BriefAcknowledgmentEmail,
+  type BriefAcknowledgmentProps,
   EmailUnavailableError,
   NewsletterConfirmationEmail,
+  OpsSignInEmail,
   renderEmail,
   VisitorMailer,
 } from "@/lib/visitor-email";
@@ -37,6 +41,53 @@ describe("renderEmail", () => {
     expect(text).toContain("AI, Quantum");
     expect(text).toContain("7 days");
   });
+});
+
+describe("renderEmail renders once", () => {
+  const brief: BriefAcknowledgmentProps["record"] = {
+    reference: "NW-20261123-ABCD",
+    name: 'Ada <b>Lovelace</b> & "friends"',
+    email: HOSTILE,
+    company: "Analytical Engines Ltd",
+    role: null,
+    projectType: "ai-system",
+    budget: "50k-100k",
+    timeline: "3-6-months",
+    description: "Line one.\n\nLine two with a link https://example.com/a?b=c&d=e and <script>x</script>.",
+    attachment: {
+      filename: "attachment.pdf",
+      originalName: "Our <brief> & plan.pdf",
+      contentType: "application/pdf",
+      size: 123_456,
+      sha256: "0".repeat(64),
+    },
+  };
+  const emails = {
+    acknowledgment: BriefAcknowledgmentEmail({ record: brief }),
+    "acknowledgment without attachment": BriefAcknowledgmentEmail({
+      record: { ...brief, attachment: null, company: null, description: "x".repeat(5000) },
+    }),
+    confirmation: NewsletterConfirmationEmail({
+      email: HOSTILE,
+      topics: ["AI", "Quantum", "Research"],
+      confirmUrl: CONFIRM,
+      unsubscribeUrl: UNSUBSCRIBE,
+      validFor: "7 days",
+    }),
+    "ops sign-in": OpsSignInEmail({ signInUrl: CONFIRM, validFor: "15 minutes" }),
+  };
+
+  // The text is now converted from the one HTML render by a converter compiled once; it must be
+  // exactly what React Email's own plain-text render (a second render, converted afresh) gives.
+  it.each(Object.entries(emails))(
+    "%s: the same HTML and text as React Email's two renders",
+    async (_, email) => {
+      const ours = await renderEmail(email);
+      expect(ours.html).toBe(await render(email));
+      expect(ours.text).toBe(await render(email, { plainText: true }));
+      expect(ours.text.length).toBeGreaterThan(100);
+    },
+  );
 });
 
 describe("VisitorMailer", () => {
@@ -98,5 +149,63 @@ describe("VisitorMailer", () => {
       EmailUnavailableError,
     );
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+});
+
+describe("VisitorMailer's connections", () => {
+  let smtp: SmtpTestServer;
+  beforeEach(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterEach(async () => {
+    await smtp.stop();
+  });
+
+  const message = { subject: "Hello", html: "<p>Hi</p>", text: "Hi" };
+  const mailerFor = (timeoutMs: number) =>
+    new VisitorMailer({ smtpUrl: smtp.url, from: { name: "", address: "news@studio.example" } }, timeoutMs);
+
+  it("messages one after the other go over one connection, not one each", async () => {
+    const mailer = mailerFor(3_000);
+    for (const to of ["a@example.com", "b@example.com", "c@example.com"])
+      await mailer.send({ ...message, to });
+    expect(smtp.received.map((mail) => mail.envelope.to)).toEqual([
+      ["a@example.com"],
+      ["b@example.com"],
+      ["c@example.com"],
+    ]);
+    expect(smtp.connectionsOpened()).toBe(1);
+    expect(smtp.commands.filter((command) => command.name === "EHLO")).toHaveLength(1);
+  });
+
+  it("a connection the server dropped is replaced: the next message is sent, over a new one", async () => {
+    const mailer = mailerFor(3_000);
+    await mailer.send({ ...message, to: "a@example.com" });
+    // At once, before the client can have noticed, and again after it has.
+    smtp.dropConnections();
+    await mailer.send({ ...message, to: "b@example.com" });
+    smtp.dropConnections();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await mailer.send({ ...message, to: "c@example.com" });
+    expect(smtp.received.map((mail) => mail.envelope.to[0])).toEqual([
+      "a@example.com",
+      "b@example.com",
+      "c@example.com",
+    ]);
+    expect(smtp.connectionsOpened()).toBeGreaterThanOrEqual(3);
+  });
+
+  it("a message the bound gave up on is never sent afterwards, even once the server recovers", async () => {
+    smtp.behave("hang");
+    const mailer = mailerFor(300);
+    // More than the connections kept open: some wait in the queue, some hang on a connection.
+    const sends = Array.from({ length: 12 }, (_, index) =>
+      mailer.send({ ...message, to: `late-${index}@example.com` }),
+    );
+    for (const send of sends) await expect(send).rejects.toBeInstanceOf(EmailUnavailableError);
+    smtp.behave("accept");
+    await mailer.send({ ...message, to: "next@example.com" });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(smtp.received.map((mail) => mail.envelope.to[0])).toEqual(["next@example.com"]);
   });
 });
