@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --duration 10 --rounds 5 --connections 32 --uploads 16 --build --skip-throughput --skip-memory]
+ * npm run bench [-- --duration 10 --rounds 5 --connections 32 --uploads 16 --build --skip-throughput --skip-memory --skip-inbox]
  *
  * Measures the built app under `next start` on its embedded defaults (filesystem inbox in a temporary
  * directory, in-memory limits set very high): throughput and latency of each endpoint beside the
@@ -42,6 +42,7 @@ const { values: flags } = parseArgs({
     build: { type: "boolean", default: false },
     "skip-throughput": { type: "boolean", default: false },
     "skip-memory": { type: "boolean", default: false },
+    "skip-inbox": { type: "boolean", default: false },
     output: { type: "string", default: "bench/results.json" },
   },
 });
@@ -954,6 +955,14 @@ async function main(): Promise<void> {
     )}\n`,
   );
   console.log(`\nWrote ${output}`);
+
+  // The inbox on the web's reading, last, on its defaults (`npm run bench:inbox -- --help` for its own).
+  if (!flags["skip-inbox"]) {
+    const inbox = spawnSync(process.execPath, [...process.execArgv, join(root, "scripts/bench/inbox.ts")], {
+      stdio: "inherit",
+    });
+    if (inbox.status !== 0) process.exitCode = inbox.status ?? 1;
+  }
 }
 
 main().catch((error: unknown) => {
