@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { request } from "undici";
 import type { TurnstileSettings } from "../config";
 import type { VerificationRequest, VerificationResult, Verifier } from "./types";
 
@@ -107,36 +108,40 @@ export class TurnstileVerifier implements Verifier {
     return { ok: true, verification: "unavailable" };
   }
 
+  /**
+   * One attempt. Through undici's `request` rather than `fetch`: a fraction of its cost on the
+   * thread every request shares (no web streams, no Request and Response objects, none of Next's
+   * instrumentation of `fetch`), on the same keep-alive connections. Redirects are not followed.
+   */
   private async ask(form: URLSearchParams, timeoutMs: number): Promise<Attempt> {
-    let response: Response;
+    const signal = AbortSignal.timeout(timeoutMs);
+    const late = (): Attempt => ({
+      kind: "unavailable",
+      problem: `siteverify did not answer within ${timeoutMs} ms`,
+    });
+    let response: Awaited<ReturnType<typeof request>>;
     try {
-      response = await fetch(this.settings.verifyUrl, {
+      response = await request(this.settings.verifyUrl, {
         method: "POST",
-        body: form,
+        body: form.toString(),
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        redirect: "manual",
-        cache: "no-store",
-        signal: AbortSignal.timeout(timeoutMs),
+        signal,
       });
     } catch (error) {
-      const name = error instanceof Error ? error.name : "";
-      if (name === "TimeoutError" || name === "AbortError") {
-        return { kind: "unavailable", problem: `siteverify did not answer within ${timeoutMs} ms` };
-      }
+      if (signal.aborted) return late();
       return { kind: "unavailable", problem: `siteverify could not be reached: ${describe(error)}` };
     }
-    if (response.status >= 500) {
-      await response.body?.cancel().catch(() => {});
-      return { kind: "unavailable", problem: `siteverify answered HTTP ${response.status}` };
-    }
-    if (response.status < 200 || response.status >= 300) {
-      await response.body?.cancel().catch(() => {});
-      return { kind: "refused", problem: `siteverify answered HTTP ${response.status}` };
+    const { statusCode, body } = response;
+    if (statusCode < 200 || statusCode >= 300) {
+      await body.dump().catch(() => {});
+      const problem = `siteverify answered HTTP ${statusCode}`;
+      return statusCode >= 500 ? { kind: "unavailable", problem } : { kind: "refused", problem };
     }
     let answer: unknown;
     try {
-      answer = await response.json();
+      answer = await body.json();
     } catch {
+      if (signal.aborted) return late();
       return { kind: "unavailable", problem: "siteverify's answer is not JSON" };
     }
     if (

@@ -11,7 +11,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
  * - `wrong-action`: success, but for another form's action;
  * - `error-500`: HTTP 500 every time; `500-once`: HTTP 500, then what `pass` answers;
  * - `hang`: never answers; `hang-once`: the first request never answers, then `pass`;
- * - `http-400`: HTTP 400, as for a request siteverify cannot read.
+ * - `http-400`: HTTP 400, as for a request siteverify cannot read;
+ * - `not-json`: HTTP 200 with an HTML page, as a proxy's error page might be;
+ * - `redirect`: HTTP 302 to a passing answer, which must not be followed.
  *
  * Anything else is `invalid-input-response`. As siteverify does, it refuses a wrong secret and a
  * token checked before (`timeout-or-duplicate`), unless the request carries the same
@@ -28,6 +30,8 @@ export const SITEVERIFY_BEHAVIOURS = [
   "hang",
   "hang-once",
   "http-400",
+  "not-json",
+  "redirect",
 ] as const;
 
 export type SiteverifyBehaviour = (typeof SITEVERIFY_BEHAVIOURS)[number];
@@ -110,6 +114,14 @@ export async function startSiteverifyStandIn(
       if (behaviour === "hang") return;
       if (behaviour === "error-500") return send(res, 500, { error: "internal" });
       if (behaviour === "http-400") return send(res, 400, { success: false, "error-codes": ["bad-request"] });
+      if (behaviour === "not-json") {
+        res.writeHead(200, { "content-type": "text/html" });
+        return res.end("<html><body>Bad gateway</body></html>");
+      }
+      if (behaviour === "redirect") {
+        res.writeHead(302, { location: `/?token=pass.${action}` });
+        return res.end();
+      }
 
       const passing = ["pass", "500-once", "hang-once", "wrong-hostname", "wrong-action"];
       if (!passing.includes(behaviour ?? "")) {

@@ -166,6 +166,7 @@ describe("the Turnstile verifier against a siteverify stand-in", () => {
     ["wrong-hostname", "the token was issued on another site"],
     ["wrong-action", "the token was issued for another form"],
     ["http-400", "siteverify answered HTTP 400"],
+    ["redirect", "siteverify answered HTTP 302"],
   ])("refuses %s", async (behaviour, reason) => {
     const { result, requests } = await check(behaviour);
     expect(result).toEqual({ ok: false, reason });
@@ -217,6 +218,12 @@ describe("the Turnstile verifier against a siteverify stand-in", () => {
     expect(result).toEqual({ ok: true, verification: "unavailable" });
     expect(requests).toHaveLength(2);
     expect(requests[1]?.idempotencyKey).toBe(requests[0]?.idempotencyKey);
+  });
+
+  it("lets a request through as unavailable when siteverify's answer is not JSON, twice", async () => {
+    const { result, requests } = await check("not-json");
+    expect(result).toEqual({ ok: true, verification: "unavailable" });
+    expect(requests).toHaveLength(2);
   });
 
   it("lets a request through as unavailable within 3 s when siteverify hangs, having tried twice", async () => {
