@@ -9,16 +9,16 @@ import { type StoreCallOptions, StoreUnavailableError } from "./types";
  */
 export class Deadline {
   readonly signal: AbortSignal;
-  private readonly calls: Set<Promise<unknown>>;
+  private readonly calls: TrackedCalls;
 
-  private constructor(signal: AbortSignal, calls: Set<Promise<unknown>>) {
+  private constructor(signal: AbortSignal, calls: TrackedCalls) {
     this.signal = signal;
     this.calls = calls;
   }
 
   /** A deadline `ms` from now. */
   static in(ms: number): Deadline {
-    return new Deadline(AbortSignal.timeout(ms), new Set());
+    return new Deadline(AbortSignal.timeout(ms), new TrackedCalls());
   }
 
   /** A fresh deadline `ms` from now whose calls are tracked with this one's (for a cleanup). */
@@ -28,23 +28,17 @@ export class Deadline {
 
   /** What to pass to the store's calls. */
   get options(): StoreCallOptions {
-    return { signal: this.signal, track: (work) => this.track(work) };
+    return { signal: this.signal, track: this.calls.track };
   }
 
   /** Some call made under this deadline (or one it was extended from) has not settled yet. */
   get pending(): boolean {
-    return this.calls.size > 0;
+    return this.calls.pending;
   }
 
   /** Resolves once every call made under this deadline has settled, however long that takes. */
-  async settled(): Promise<void> {
-    while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
-  }
-
-  private track(work: Promise<unknown>): void {
-    this.calls.add(work);
-    const forget = () => this.calls.delete(work);
-    work.then(forget, forget);
+  settled(): Promise<void> {
+    return this.calls.settled();
   }
 }
 
@@ -58,15 +52,8 @@ export class Deadline {
  */
 export class CallDeadlines {
   private readonly controller = new AbortController();
-  private readonly calls = new Set<Promise<unknown>>();
-  private readonly options: StoreCallOptions = {
-    signal: this.controller.signal,
-    track: (work) => {
-      this.calls.add(work);
-      const forget = () => this.calls.delete(work);
-      work.then(forget, forget);
-    },
-  };
+  private readonly calls = new TrackedCalls();
+  private readonly options: StoreCallOptions = { signal: this.controller.signal, track: this.calls.track };
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly ms: number) {}
@@ -87,10 +74,29 @@ export class CallDeadlines {
 
   /** Some call has not settled yet (its caller may have stopped waiting for it). */
   get pending(): boolean {
-    return this.calls.size > 0;
+    return this.calls.pending;
   }
 
   /** Resolves once every call has settled, however long that takes. */
+  settled(): Promise<void> {
+    return this.calls.settled();
+  }
+}
+
+/** Store calls whose caller may stop waiting for them, kept until each settles (`StoreCallOptions.track`). */
+class TrackedCalls {
+  private readonly calls = new Set<Promise<unknown>>();
+
+  readonly track = (work: Promise<unknown>): void => {
+    this.calls.add(work);
+    const forget = () => this.calls.delete(work);
+    work.then(forget, forget);
+  };
+
+  get pending(): boolean {
+    return this.calls.size > 0;
+  }
+
   async settled(): Promise<void> {
     while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
   }
