@@ -1,28 +1,25 @@
-import crypto from "node:crypto";
-import fs from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import path, { join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createFilesystemWork, type FilesystemWorkOptions } from "@/lib/inbox/filesystem-work";
+import { type FileWorker, inlineFileWorker, threadFileWorker } from "@/lib/inbox/writer-thread";
 
-const modules = { "node:fs": fs, "node:path": path, "node:crypto": crypto };
-
-/** The filesystem inbox's file work, run in this thread; its directory syncs as `sync(folder)`. */
-function fileWork(options: FilesystemWorkOptions = {}) {
-  const work = createFilesystemWork((id) => modules[id], options);
-  return { sync: (folder: string) => work.syncFolders({ folder, created: [] }, () => {}) };
+/** The filesystem inbox's directory syncs, as `sync(folder)`. */
+function directorySyncs(files: FileWorker) {
+  return { sync: (folder: string) => files.run("syncFolders", { folder, created: [] }) };
 }
 
 /** A folder sync the test finishes by hand, recording when each began. */
 function manualSyncs() {
   const started: { folder: string; finish: (error?: Error) => void }[] = [];
-  const syncs = fileWork({
-    syncDirectory: (folder) =>
-      new Promise<void>((resolve, reject) => {
-        started.push({ folder, finish: (error) => (error ? reject(error) : resolve()) });
-      }),
-  });
+  const syncs = directorySyncs(
+    inlineFileWorker({
+      syncDirectory: (folder) =>
+        new Promise<void>((resolve, reject) => {
+          started.push({ folder, finish: (error) => (error ? reject(error) : resolve()) });
+        }),
+    }),
+  );
   return { syncs, started };
 }
 
@@ -77,7 +74,9 @@ describe("directory fsyncs are shared by concurrent saves (group commit)", () =>
 
   it("a real folder is flushed, and a missing one fails", async () => {
     const folder = await mkdtemp(join(tmpdir(), "intake-dirsync-"));
-    await expect(fileWork().sync(folder)).resolves.toBeUndefined();
-    await expect(fileWork().sync(join(folder, "missing"))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(directorySyncs(threadFileWorker()).sync(folder)).resolves.toBeUndefined();
+    await expect(directorySyncs(threadFileWorker()).sync(join(folder, "missing"))).rejects.toMatchObject({
+      code: "ENOENT",
+    });
   });
 });
