@@ -14,7 +14,7 @@ import {
 } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { withinDeadline } from "./deadline";
-import type { FilesystemWorkOptions, WorkBody } from "./filesystem-work";
+import type { FilesystemWorkOptions, Step, WorkBody } from "./filesystem-work";
 import { SpoolFile } from "./spool";
 import { limitStream } from "./streams";
 import { type FileWorker, inlineFileWorker, threadFileWorker } from "./writer-thread";
@@ -56,9 +56,6 @@ const STALE_LOCK_MS = 20_000;
 /** Waiting for a lock: the first retry after this, doubling up to `LOCK_WAIT_MAX_MS`, with jitter. */
 const LOCK_WAIT_MIN_MS = 1;
 const LOCK_WAIT_MAX_MS = 25;
-
-/** Throws once the caller's deadline has passed: called between system calls. */
-type Step = () => void;
 
 /**
  * The embedded inbox: objects as files under one directory (`INBOX_DIR`).
