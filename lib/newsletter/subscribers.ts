@@ -115,7 +115,8 @@ export async function subscribe(
   const at = now.toISOString();
   // The revisions of the creates this request attempted: a late one is undone after a 503.
   const creates: string[] = [];
-  return changeRecord(store, path, deadlineMs, creates, true, (stored): Change<SubscribeResult> => {
+  const options = { creates, likelyNew: true };
+  return changeRecord(store, path, deadlineMs, options, (stored): Change<SubscribeResult> => {
     if (stored === null) {
       const record: SubscriberRecord = {
         email: subscription.email,
@@ -182,26 +183,19 @@ export async function confirmSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<ConfirmResult> {
   const at = now.toISOString();
-  return changeRecord(
-    store,
-    subscriberPathById(id),
-    deadlineMs,
-    [],
-    false,
-    (stored): Change<ConfirmResult> => {
-      if (stored === null || stored.status === "unsubscribed")
-        return { result: { outcome: "not-pending", record: stored } };
-      if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
-      const record: SubscriberRecord = {
-        ...stored,
-        status: "confirmed",
-        updatedAt: at,
-        confirmedAt: at,
-        revision: newRevision(),
-      };
-      return { write: serialize(record), result: { outcome: "confirmed", record } };
-    },
-  );
+  return changeRecord(store, subscriberPathById(id), deadlineMs, {}, (stored): Change<ConfirmResult> => {
+    if (stored === null || stored.status === "unsubscribed")
+      return { result: { outcome: "not-pending", record: stored } };
+    if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
+    const record: SubscriberRecord = {
+      ...stored,
+      status: "confirmed",
+      updatedAt: at,
+      confirmedAt: at,
+      revision: newRevision(),
+    };
+    return { write: serialize(record), result: { outcome: "confirmed", record } };
+  });
 }
 
 /** What an unsubscribe did: the status before (`null`: no record) and the record now. */
@@ -222,26 +216,19 @@ export async function unsubscribeSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<UnsubscribeResult> {
   const at = now.toISOString();
-  return changeRecord(
-    store,
-    subscriberPathById(id),
-    deadlineMs,
-    [],
-    false,
-    (stored): Change<UnsubscribeResult> => {
-      if (stored === null || stored.status === "unsubscribed") {
-        return { result: { previous: stored?.status ?? null, record: stored } };
-      }
-      const record: SubscriberRecord = {
-        ...stored,
-        status: "unsubscribed",
-        updatedAt: at,
-        unsubscribedAt: at,
-        revision: newRevision(),
-      };
-      return { write: serialize(record), result: { previous: stored.status, record } };
-    },
-  );
+  return changeRecord(store, subscriberPathById(id), deadlineMs, {}, (stored): Change<UnsubscribeResult> => {
+    if (stored === null || stored.status === "unsubscribed") {
+      return { result: { previous: stored?.status ?? null, record: stored } };
+    }
+    const record: SubscriberRecord = {
+      ...stored,
+      status: "unsubscribed",
+      updatedAt: at,
+      unsubscribedAt: at,
+      revision: newRevision(),
+    };
+    return { write: serialize(record), result: { previous: stored.status, record } };
+  });
 }
 
 /** The record of a subscriber id, or `null`; bounded like every other call. */
@@ -257,15 +244,15 @@ export async function readSubscriber(
 
 /**
  * One request's change of a record, under one deadline, with a conditional write (see
- * `updateObject`). A store failure is 503 `storage_unavailable`; then any record this request
- * created (`creates` holds their revisions) that lands late is removed once the store settles.
+ * `updateObject`; `likelyNew` when the record is most likely not there yet). A store failure is
+ * 503 `storage_unavailable`; then any record this request created (`creates` holds their
+ * revisions) that lands late is removed once the store settles.
  */
 async function changeRecord<T>(
   store: ObjectStore,
   path: string,
   deadlineMs: number,
-  creates: readonly string[],
-  likelyNew: boolean,
+  { creates = [], likelyNew = false }: { creates?: readonly string[]; likelyNew?: boolean },
   change: (stored: SubscriberRecord | null) => Change<T>,
 ): Promise<T> {
   const deadline = Deadline.in(deadlineMs);
