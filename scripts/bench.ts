@@ -205,12 +205,7 @@ async function scenarios(): Promise<Scenario[]> {
   );
   const stampedContact = (form: { body: Buffer; contentType: string }): CannonRequest => {
     const next = stamped(form.body);
-    return {
-      method: "POST",
-      path: "/api/contact",
-      headers: { "content-type": form.contentType },
-      setupRequest: (request) => withAddress({ ...request, body: next() }),
-    };
+    return { ...contact(form), setupRequest: (request) => withAddress({ ...request, body: next() }) };
   };
   const newSubscriber = stamped(
     Buffer.from(
