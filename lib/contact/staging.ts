@@ -8,7 +8,6 @@ import {
   ObjectTooLargeError,
   type RemoveExpiredOptions,
   removeExpired,
-  StoreUnavailableError,
 } from "../inbox";
 import { MAX_ATTACHMENT_BYTES } from "../schemas/brief";
 import {
@@ -17,7 +16,7 @@ import {
   UPLOAD_CONTENT_TYPES,
   uploadTokenRequestSchema,
 } from "../schemas/staged-upload";
-import { describeAttachment } from "./attachment";
+import { IncomingFile } from "./attachment";
 
 /**
  * Attachments uploaded ahead of the form, straight from the browser to the Blob store, for files
@@ -114,8 +113,11 @@ export async function issueUploadToken(
 /**
  * The staged upload `pathname` names, read back and held to every rule of a file in the form: at
  * most 10 MiB (refused from its recorded size before a byte is read), its type from its bytes.
- * The whole object is read, not a first range: the brief records its sha256 and the email channel
- * attaches it. A string says why it is refused; a store that cannot be read is 503.
+ * The whole object is read, not a first range, for the sha256 the brief records; it goes through
+ * the store's upload spool a chunk at a time, as a file in the form does (`IncomingFile`), and the
+ * spool is removed once the file is typed: the brief's save copies the staged object within the
+ * store, and the email channel streams the stored copy. A string says why it is refused; a store
+ * that cannot be read in time is 503.
  */
 export async function claimStagedUpload(
   store: ObjectStore,
@@ -124,25 +126,52 @@ export async function claimStagedUpload(
 ): Promise<AttachmentUpload | string> {
   const staged = parseStagedUploadPath(pathname);
   if (!staged) return STAGED_UPLOAD_NOT_FOUND;
-  let bytes: Uint8Array | null;
+  const signal = AbortSignal.timeout(deadlineMs);
+  const file = new IncomingFile(store);
   try {
-    bytes = await store.get(pathname, {
-      maxBytes: MAX_ATTACHMENT_BYTES,
-      signal: AbortSignal.timeout(deadlineMs),
-    });
+    const opened = await store.getStream(pathname, { maxBytes: MAX_ATTACHMENT_BYTES, signal });
+    if (opened === null) return STAGED_UPLOAD_NOT_FOUND;
+    await forEachChunk(opened.body, signal, (chunk) => file.write(chunk));
+    const attachment = await file.describe(staged.name);
+    return typeof attachment === "string" ? attachment : { record: attachment.record, staged: pathname };
   } catch (error) {
     if (error instanceof ObjectTooLargeError) {
       return `The file is larger than ${formatBytes(MAX_ATTACHMENT_BYTES)}.`;
     }
-    if (error instanceof StoreUnavailableError) {
-      console.error(`[contact] staged upload ${pathname} could not be read`, error);
-      throw new ApiError("storage_unavailable", undefined, { cause: error });
-    }
-    throw error;
+    // The store failed, stopped sending, or the spool could not be written: nothing was stored.
+    console.error(`[contact] staged upload ${pathname} could not be read`, error);
+    throw new ApiError("storage_unavailable", undefined, { cause: error });
+  } finally {
+    await file.discard();
   }
-  if (bytes === null) return STAGED_UPLOAD_NOT_FOUND;
-  const attachment = await describeAttachment([bytes], staged.name);
-  return typeof attachment === "string" ? attachment : { ...attachment, staged: pathname };
+}
+
+/**
+ * Hands each chunk of `body` to `handle`, one at a time. When `signal` aborts, the read is cancelled
+ * (which releases the connection) and its reason thrown, even while waiting for a chunk.
+ */
+async function forEachChunk(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  handle: (chunk: Uint8Array) => Promise<void>,
+): Promise<void> {
+  const reader = body.getReader();
+  const cancel = () => void reader.cancel(signal.reason).catch(() => {});
+  signal.addEventListener("abort", cancel, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      // A cancelled read ends as if the stream were done: the deadline decides which it was.
+      signal.throwIfAborted();
+      if (done) return;
+      await handle(value);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => {});
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
 }
 
 export interface StaleUploadOptions extends RemoveExpiredOptions {

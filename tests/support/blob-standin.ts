@@ -84,6 +84,8 @@ export interface BlobFault {
   status?: number;
   /** Do the work, then drop the connection without answering: a response lost after the commit. */
   dropAfterCommit?: boolean;
+  /** Answer a download with its headers and the first half of its bytes, then send nothing more. */
+  stallBody?: boolean;
 }
 
 export interface BlobStandIn {
@@ -435,7 +437,9 @@ export async function startBlobStandIn(options: BlobStandInOptions = {}): Promis
         return;
       }
       record.status = 200;
-      res.writeHead(200, { ...headers, "content-length": String(blob.body.length) }).end(blob.body);
+      res.writeHead(200, { ...headers, "content-length": String(blob.body.length) });
+      if (faulty && fault.stallBody) res.write(blob.body.subarray(0, blob.body.length >> 1));
+      else res.end(blob.body);
     }
   }
 

@@ -1,12 +1,11 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { type BodyInit, Request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BlobStore } from "@/lib/inbox/blob";
 import { SendOnceStream } from "@/lib/inbox/streams";
+import { liveArrayBufferBytes, MiB } from "../support/memory";
 
 /**
  * What the process holds while a spooled upload is committed to Vercel Blob, through the real SDK.
@@ -15,25 +14,7 @@ import { SendOnceStream } from "@/lib/inbox/streams";
  * its answer, and the test collects garbage and measures what is left.
  */
 
-const MiB = 1024 * 1024;
 const FILE_BYTES = 48 * MiB;
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-
-/**
- * The process's ArrayBuffer bytes once garbage is collected. V8 frees their memory on background
- * threads after a collection, late on a busy machine, so it collects a few times and takes the least.
- */
-async function liveArrayBufferBytes(): Promise<number> {
-  let least = Infinity;
-  for (let i = 0; i < 5; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    least = Math.min(least, process.memoryUsage().arrayBuffers);
-  }
-  return least;
-}
 
 interface Received {
   pathname: string | null;

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
+import { mkdtemp, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { put as clientPut } from "@vercel/blob/client";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/lib/http/errors";
 import { BlobStore } from "@/lib/inbox/blob";
 import {
@@ -14,6 +17,7 @@ import {
 import type { BlobStandIn } from "../support/blob-standin";
 import { withBlobStandIn } from "../support/blob-vitest";
 import { makeDocx, makeFileOfSize, makePdf, makePng, makeZip, TEN_MIB } from "../support/files";
+import { liveArrayBufferBytes, MiB } from "../support/memory";
 
 /**
  * Upload tokens, claiming staged uploads and collecting stale ones, with the real SDK on both
@@ -26,9 +30,23 @@ let store: BlobStore;
 
 withBlobStandIn((ready) => (standIn = ready));
 
+const savedTmpdir = process.env.TMPDIR;
+
 beforeEach(() => {
   store = new BlobStore(standIn.token);
 });
+
+afterEach(() => {
+  if (savedTmpdir === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = savedTmpdir;
+});
+
+/** A fresh, empty temporary folder, where the store's upload spools now go (`os.tmpdir()`). */
+async function spoolFolder(): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), "claim-spools-"));
+  process.env.TMPDIR = folder;
+  return folder;
+}
 
 const ID = "00112233445566778899aabbccddeeff";
 const tokenRequest = new Request("http://127.0.0.1/api/contact/upload", { method: "POST" });
@@ -176,8 +194,22 @@ describe("claimStagedUpload", () => {
         sha256: createHash("sha256").update(pdf).digest("hex"),
       },
     });
+    // The brief's save copies the staged object within the store; nothing of its bytes is carried.
     if (typeof claimed === "string") throw new Error(claimed);
-    expect(Buffer.compare(Buffer.concat(claimed.chunks ?? []), Buffer.from(pdf))).toBe(0);
+    expect(claimed.chunks).toBeUndefined();
+    expect(claimed.upload).toBeUndefined();
+  });
+
+  it("reads a staged upload through without holding it: claiming 10 MiB keeps less than 1 MiB", async () => {
+    const bytes = makeFileOfSize("pdf", TEN_MIB);
+    await store.put(`staging/${ID}/large.pdf`, bytes, "application/pdf");
+    const before = await liveArrayBufferBytes();
+    const claimed = await claimStagedUpload(store, `staging/${ID}/large.pdf`);
+    const held = (await liveArrayBufferBytes()) - before;
+    expect(claimed).toMatchObject({
+      record: { size: TEN_MIB, sha256: createHash("sha256").update(bytes).digest("hex") },
+    });
+    expect(held / MiB, "MiB the claim holds").toBeLessThan(1);
   });
 
   it("types the upload by its bytes: a PNG named .pdf is a PNG, a DOCX is a DOCX", async () => {
@@ -226,6 +258,36 @@ describe("claimStagedUpload", () => {
     await store.put(`staging/${ID}/empty.pdf`, new Uint8Array(), "application/pdf");
     expect(await claimStagedUpload(store, `staging/${ID}/archive.pdf`)).toMatch(/not a supported type/);
     expect(await claimStagedUpload(store, `staging/${ID}/empty.pdf`)).toMatch(/empty/);
+  });
+
+  it("a store that stops sending midway is 503 storage_unavailable within the claim's deadline, and the spool is removed", async () => {
+    const error = vi.spyOn(console, "error").mockImplementation(() => {});
+    await store.put(`staging/${ID}/stalls.pdf`, makeFileOfSize("pdf", 4 * MiB), "application/pdf");
+    standIn.fault = { stallBody: true };
+    const spools = await spoolFolder();
+    const started = Date.now();
+    const failure = await claimStagedUpload(store, `staging/${ID}/stalls.pdf`, 500).catch(
+      (caught: unknown) => caught,
+    );
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).code).toBe("storage_unavailable");
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(error).toHaveBeenCalledWith(
+      `[contact] staged upload staging/${ID}/stalls.pdf could not be read`,
+      expect.anything(),
+    );
+    expect(await readdir(spools)).toEqual([]);
+  });
+
+  it("leaves no spool file behind, whether the upload is taken or refused", async () => {
+    await stage(`staging/${ID}/taken.pdf`, makePdf());
+    await stage(`staging/${ID}/refused.pdf`, makeZip());
+    const spools = await spoolFolder();
+    expect(await claimStagedUpload(store, `staging/${ID}/taken.pdf`)).toMatchObject({
+      record: { size: expect.any(Number) },
+    });
+    expect(await claimStagedUpload(store, `staging/${ID}/refused.pdf`)).toMatch(/not a supported type/);
+    expect(await readdir(spools)).toEqual([]);
   });
 
   it("a store that does not answer is 503 storage_unavailable within the claim's deadline", async () => {
