@@ -12,7 +12,7 @@ import {
 } from "@vercel/blob";
 import { tmpdir } from "node:os";
 import { withinDeadline } from "./deadline";
-import { SpoolFile } from "./spool";
+import { removeAbandonedSpools, SpoolFile } from "./spool";
 import { limitStream, SendOnceStream } from "./streams";
 import {
   assertObjectPath,
@@ -41,6 +41,9 @@ export interface BlobStoreOptions {
 }
 
 const LIST_PAGE_SIZE = 1000;
+
+/** Upload spool files in this machine's temporary folder: `<prefix><random>`. */
+const SPOOL_PREFIX = "intake-upload-";
 
 /**
  * The inbox in a Vercel Blob store. Every object is private (`access: "private"`: readable only
@@ -86,7 +89,7 @@ export class BlobStore implements ObjectStore {
    */
   async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
     const spool = await spooled("start an upload", options, async () => {
-      const made = await SpoolFile.create(tmpdir(), "intake-upload-");
+      const made = await SpoolFile.create(tmpdir(), SPOOL_PREFIX);
       if (options.signal?.aborted) {
         await made.remove(); // made after the caller stopped waiting: nobody will discard it
         throw new Error("The deadline passed.");
@@ -111,6 +114,13 @@ export class BlobStore implements ObjectStore {
       },
       discard: () => spool.remove(),
     };
+  }
+
+  /** Spool files are local: this machine's temporary folder is the only one looked at. */
+  async removeAbandonedUploads(before: Date, options: StoreCallOptions & { dryRun?: boolean } = {}) {
+    return spooled("remove abandoned uploads", options, () =>
+      removeAbandonedSpools(tmpdir(), SPOOL_PREFIX, before, { dryRun: options.dryRun }),
+    );
   }
 
   async create(path: string, body: ObjectBody, contentType: string, options: StoreCallOptions = {}) {

@@ -15,7 +15,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { withinDeadline } from "./deadline";
 import type { FilesystemWorkOptions, Step, WorkBody } from "./filesystem-work";
-import { SpoolFile } from "./spool";
+import { removeAbandonedSpools, SpoolFile } from "./spool";
 import { limitStream } from "./streams";
 import { type FileWorker, inlineFileWorker, threadFileWorker } from "./writer-thread";
 import {
@@ -130,6 +130,15 @@ export class FilesystemStore implements ObjectStore {
         if (!placed) await spool.remove();
       },
     };
+  }
+
+  async removeAbandonedUploads(before: Date, options: StoreCallOptions & { dryRun?: boolean } = {}) {
+    return this.bounded("remove abandoned uploads", options, () =>
+      removeAbandonedSpools(this.root, UPLOAD_PREFIX, before, {
+        dryRun: options.dryRun,
+        name: (fileName) => fileName,
+      }),
+    );
   }
 
   async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {

@@ -23,6 +23,7 @@ export type {
   Folder,
   SaveDeadlines,
 } from "./briefs";
+export { ABANDONED_UPLOAD_AGE_MS, type AbandonedUpload } from "./spool";
 export { ObjectTooLargeError, StoreUnavailableError } from "./types";
 export type {
   GetOptions,

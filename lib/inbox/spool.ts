@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rm } from "node:fs/promises";
+import { type FileHandle, lstat, open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -62,4 +62,47 @@ export class SpoolFile {
     this.removed = true;
     if (!renamed) await rm(this.path, { force: true });
   }
+}
+
+/**
+ * How long an upload's spool file may go unwritten before it counts as abandoned: left by a
+ * process that stopped while receiving it. A live upload is far younger: Node's server gives a
+ * request 5 minutes to arrive whole (`requestTimeout`), and each chunk is written as it arrives.
+ */
+export const ABANDONED_UPLOAD_AGE_MS = 60 * 60_000;
+
+/** A spool file found abandoned: `path` as the store names it, `lastWritten` its mtime. */
+export interface AbandonedUpload {
+  path: string;
+  size: number;
+  lastWritten: Date;
+}
+
+/**
+ * Removes the files in `folder` named `<prefix>...` that were last written before `before` (with
+ * `dryRun`, only finds them), and answers them, each `path` given by `name(fileName)`. A file that
+ * vanishes meanwhile (its upload finished) is skipped; `folder` missing means none.
+ */
+export async function removeAbandonedSpools(
+  folder: string,
+  prefix: string,
+  before: Date,
+  { dryRun = false, name = (fileName: string) => join(folder, fileName) } = {},
+): Promise<AbandonedUpload[]> {
+  let names: string[];
+  try {
+    names = (await readdir(folder)).filter((fileName) => fileName.startsWith(prefix));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const abandoned: AbandonedUpload[] = [];
+  for (const fileName of names) {
+    const path = join(folder, fileName);
+    const stats = await lstat(path).catch(() => null);
+    if (!stats?.isFile() || stats.mtime >= before) continue;
+    if (!dryRun) await rm(path, { force: true });
+    abandoned.push({ path: name(fileName), size: stats.size, lastWritten: stats.mtime });
+  }
+  return abandoned;
 }

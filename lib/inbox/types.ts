@@ -1,3 +1,5 @@
+import type { AbandonedUpload } from "./spool";
+
 /** Bytes to store: text, one buffer, or the chunks an upload arrived in (written without joining them). */
 export type ObjectBody = string | Uint8Array | readonly Uint8Array[];
 
@@ -113,6 +115,15 @@ export interface ObjectStore {
    * after the caller's deadline removes itself.
    */
   beginUpload(options?: StoreCallOptions): Promise<ObjectUpload>;
+  /**
+   * Removes the temporary files of uploads that a stopped process never finished (`beginUpload`'s,
+   * last written before `before`), or with `dryRun` only finds them: in the inbox's folder on the
+   * filesystem, in this machine's temporary folder for Vercel Blob.
+   */
+  removeAbandonedUploads(
+    before: Date,
+    options?: StoreCallOptions & { dryRun?: boolean },
+  ): Promise<AbandonedUpload[]>;
   /** Writes an object only if none exists at `path`; `false` when one does. Atomic. */
   create(path: string, body: ObjectBody, contentType: string, options?: StoreCallOptions): Promise<boolean>;
   /** The object's bytes, or `null` when there is none. */

@@ -8,7 +8,7 @@ import { cleanFileName } from "../attachments";
 import { collectStaleUploads, STAGED_UPLOAD_MAX_AGE_MS } from "../contact/staging";
 import { collectExpiredSignIns } from "../ops-web/cleanup";
 import { formatBytes } from "../format";
-import type { Folder } from "../inbox";
+import { ABANDONED_UPLOAD_AGE_MS, type Folder } from "../inbox";
 import { SUBSCRIBER_STATUSES, type SubscriberRecord } from "../newsletter/subscribers";
 import { attachmentFileName, CHANNEL_NAMES } from "../notify";
 import type { InboxServices } from "../services";
@@ -328,7 +328,11 @@ async function redeliver(invocation: Invocation, context: CommandContext): Promi
   return failing > 0 || problems.count > 0 ? 1 : 0;
 }
 
-/** `gc`: staged uploads no brief claimed, removed (or, with `--dry-run`, listed) one line each. */
+/**
+ * `gc`: staged uploads no brief claimed, the inbox on the web's expired sign-in records, and the
+ * temporary files of uploads a stopped process never finished, removed (or, with `--dry-run`,
+ * listed) one line each.
+ */
 async function gc(invocation: Invocation, context: CommandContext): Promise<number> {
   const { stdout } = context;
   const verb = invocation.dryRun ? "would remove" : "removed";
@@ -349,6 +353,16 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
         `${verb}  ${printable(record.path)}  (expired, written ${record.uploadedAt.toISOString()})\n`,
       ),
   });
+  const abandoned = await context.store.removeAbandonedUploads(
+    new Date(context.now().getTime() - ABANDONED_UPLOAD_AGE_MS),
+    { dryRun: invocation.dryRun },
+  );
+  for (const upload of abandoned) {
+    await write(
+      stdout,
+      `${verb}  ${printable(upload.path)}  (${formatBytes(upload.size)}, last written ${upload.lastWritten.toISOString()})\n`,
+    );
+  }
   const count = stale.length === 0 ? "No" : String(stale.length);
   const age = `older than ${STAGED_UPLOAD_MAX_AGE_MS / 60_000} minutes`;
   const outcome = stale.length === 0 ? "found" : invocation.dryRun ? "would be removed" : "removed";
@@ -357,8 +371,15 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
     stdout,
     `${count} staged upload${stale.length === 1 ? "" : "s"} ${age} ${outcome} in ${where}\n`,
   );
+  const done = invocation.dryRun ? "would be removed" : "removed";
+  if (abandoned.length > 0) {
+    const minutes = ABANDONED_UPLOAD_AGE_MS / 60_000;
+    await write(
+      stdout,
+      `${abandoned.length} unfinished upload${abandoned.length === 1 ? "" : "s"} older than ${minutes} minutes ${done} in ${where}\n`,
+    );
+  }
   if (expired.length > 0) {
-    const done = invocation.dryRun ? "would be removed" : "removed";
     await write(
       stdout,
       `${expired.length} expired sign-in record${expired.length === 1 ? "" : "s"} of the inbox on the web ${done}\n`,

@@ -81,6 +81,7 @@ function withLatency(store: ObjectStore, ms: number): ObjectStore {
     put: delayed(store.put.bind(store)),
     putAll: delayed(store.putAll.bind(store)),
     beginUpload: delayed(store.beginUpload.bind(store)),
+    removeAbandonedUploads: delayed(store.removeAbandonedUploads.bind(store)),
     create: delayed(store.create.bind(store)),
     get: delayed(store.get.bind(store)),
     getStream: delayed(store.getStream.bind(store)),

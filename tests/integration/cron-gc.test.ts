@@ -1,7 +1,9 @@
+import { readdir, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { blobEnv } from "../support/blob-app";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
-import { type AppServer, startApp } from "../support/server";
+import { type AppServer, startApp, tempDir } from "../support/server";
 
 /**
  * GET /api/cron/gc under `next start`: off (404) without CRON_SECRET, 401 without its bearer
@@ -14,11 +16,14 @@ const SECRET = "cron-secret-0123456789abcdef";
 let standIn: BlobStandIn;
 let app: AppServer;
 let off: AppServer;
+/** The app's temporary folder, where the Blob inbox spools uploads as they arrive. */
+let spools: string;
 
 beforeAll(async () => {
   standIn = await startBlobStandIn();
+  spools = await tempDir("cron-spools-");
   [app, off] = await Promise.all([
-    startApp({ ...blobEnv(standIn.token, standIn.origin), CRON_SECRET: SECRET }),
+    startApp({ ...blobEnv(standIn.token, standIn.origin), CRON_SECRET: SECRET, TMPDIR: spools }),
     startApp(blobEnv(standIn.token, standIn.origin)),
   ]);
 });
@@ -87,6 +92,20 @@ describe("GET /api/cron/gc", () => {
     expect(body.removed).toBeGreaterThanOrEqual(2);
     // Run again: nothing left to remove.
     expect(await (await gc(app, `Bearer ${SECRET}`)).json()).toEqual({ ok: true, removed: 0 });
+  });
+
+  it("removes an upload's spool file that a stopped process left over an hour ago, and keeps a recent one", async () => {
+    const abandoned = join(spools, "intake-upload-0011223344556677");
+    await writeFile(abandoned, Buffer.alloc(4096, 0x25));
+    await writeFile(join(spools, "intake-upload-8899aabbccddeeff"), "still arriving");
+    const lastWritten = new Date(Date.now() - 90 * 60_000);
+    await utimes(abandoned, lastWritten, lastWritten);
+    const response = await gc(app, `Bearer ${SECRET}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, removed: 1 });
+    const left = await readdir(spools);
+    expect(left).not.toContain("intake-upload-0011223344556677");
+    expect(left).toContain("intake-upload-8899aabbccddeeff");
   });
 
   it("removes the inbox on the web's expired sessions and spent links, and keeps live ones", async () => {

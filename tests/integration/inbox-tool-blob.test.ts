@@ -1,5 +1,5 @@
-import { readdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readdir, utimes, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
 import { createStore } from "@/lib/inbox";
@@ -42,6 +42,8 @@ async function openBlobInbox() {
   standIn.requests.length = 0;
   standIn.fault = null;
   const env = { BLOB_READ_WRITE_TOKEN: standIn.token };
+  // A temporary folder of its own: gc looks there for abandoned upload spools, never in this machine's.
+  const tmp = await tempDir("ops-blob-tmp-");
   return {
     // The store the app would build from the same variables.
     store: createStore(parseConfig(env)),
@@ -50,6 +52,7 @@ async function openBlobInbox() {
       VERCEL_BLOB_API_URL: standIn.apiUrl,
       TEST_BLOB_STANDIN_ORIGIN: standIn.origin,
       NODE_OPTIONS: `--import ${PRELOAD}`,
+      TMPDIR: tmp,
     },
     name: "the Vercel Blob inbox",
     close: async () => {},
@@ -152,6 +155,30 @@ describe("inbox tool on the Vercel Blob driver: gc", () => {
 
     const again = await runInbox(["gc"], { env: inbox.env });
     expect(again.stdout).toBe("No staged uploads older than 60 minutes found in the Vercel Blob inbox\n");
+  });
+
+  it("removes an upload's spool file that a stopped process left in the temporary folder over an hour ago", async () => {
+    const inbox = await openBlobInbox();
+    const spools = await tempDir("ops-spools-");
+    const abandoned = join(spools, "intake-upload-00112233aabbccdd");
+    await writeFile(abandoned, Buffer.alloc(2048, 0x25));
+    await writeFile(join(spools, "intake-upload-99887766ffeeddcc"), "recent");
+    await writeFile(join(spools, "someone-else-s-file"), "not ours");
+    const lastWritten = new Date(Date.now() - 2 * 60 * 60_000);
+    await utimes(abandoned, lastWritten, lastWritten);
+    await utimes(join(spools, "someone-else-s-file"), lastWritten, lastWritten);
+
+    const result = await runInbox(["gc"], { env: { ...inbox.env, TMPDIR: spools } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `removed  ${abandoned}  (2 KB, last written ${lastWritten.toISOString()})\n`,
+    );
+    expect(result.stdout).toContain(
+      "1 unfinished upload older than 60 minutes removed in the Vercel Blob inbox\n",
+    );
+    const left = await readdir(spools);
+    expect(left).not.toContain("intake-upload-00112233aabbccdd");
+    expect(left).toEqual(expect.arrayContaining(["intake-upload-99887766ffeeddcc", "someone-else-s-file"]));
   });
 
   it("removes the inbox on the web's expired sessions and spent links too, and says how many", async () => {

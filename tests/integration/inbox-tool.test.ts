@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { readdir, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -97,6 +97,37 @@ describe("inbox tool: the command line", () => {
     expect(result.stdout).toBe(
       `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n`,
     );
+  });
+
+  it("gc removes an upload's temporary file that a stopped process left over an hour ago, and keeps a recent one", async () => {
+    const dir = await tempDir("ops-inbox-");
+    const abandoned = join(dir, ".tmp-upload-00112233aabbccdd");
+    const recent = join(dir, ".tmp-upload-99887766ffeeddcc");
+    await writeFile(abandoned, Buffer.alloc(3 * 1024, 0x25));
+    await writeFile(recent, Buffer.alloc(1024, 0x25));
+    const lastWritten = new Date(Date.now() - 61 * 60_000);
+    await utimes(abandoned, lastWritten, lastWritten);
+
+    const dry = await runInbox(["gc", "--dry-run"], { env: { INBOX_DIR: dir } });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain(
+      `would remove  .tmp-upload-00112233aabbccdd  (3 KB, last written ${lastWritten.toISOString()})\n`,
+    );
+    expect(dry.stdout).toContain(
+      `1 unfinished upload older than 60 minutes would be removed in the filesystem inbox ${dir}\n`,
+    );
+    expect((await readdir(dir)).sort()).toEqual([
+      ".tmp-upload-00112233aabbccdd",
+      ".tmp-upload-99887766ffeeddcc",
+    ]);
+
+    const result = await runInbox(["gc"], { env: { INBOX_DIR: dir } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("removed  .tmp-upload-00112233aabbccdd  (3 KB,");
+    expect(result.stdout).toContain(
+      `1 unfinished upload older than 60 minutes removed in the filesystem inbox ${dir}\n`,
+    );
+    expect(await readdir(dir)).toEqual([".tmp-upload-99887766ffeeddcc"]);
   });
 
   it("a malformed variable stops it with the variable named, exit 1, as it stops the app", async () => {

@@ -383,6 +383,7 @@ function wrap(
     get: (path) => inner.get(path),
     getStream: (path) => inner.getStream(path),
     beginUpload: () => inner.beginUpload(),
+    removeAbandonedUploads: (before) => inner.removeAbandonedUploads(before),
     async putAll(entries) {
       for (const entry of entries) await wrapped.put(entry.path, entry.body, entry.contentType);
     },
@@ -613,6 +614,7 @@ describe("saveBrief", () => {
         get: (path) => store.get(path),
         getStream: () => Promise.reject(new Error("not used")),
         beginUpload: () => store.beginUpload(),
+        removeAbandonedUploads: () => Promise.reject(new Error("not used")),
         async putAll(entries, options) {
           for (const entry of entries) await hung.put(entry.path, entry.body, entry.contentType, options);
         },

@@ -370,6 +370,9 @@ class WatchedStore implements ObjectStore {
   beginUpload() {
     return this.inner.beginUpload();
   }
+  removeAbandonedUploads(...args: Parameters<ObjectStore["removeAbandonedUploads"]>) {
+    return this.inner.removeAbandonedUploads(...args);
+  }
   putAll(...args: Parameters<ObjectStore["putAll"]>) {
     return this.inner.putAll(...args);
   }

@@ -44,6 +44,7 @@ function failingOnPut(inner: ObjectStore, failing: number) {
     get: (path) => inner.get(path),
     getStream: (path) => inner.getStream(path),
     beginUpload: () => inner.beginUpload(),
+    removeAbandonedUploads: (before) => inner.removeAbandonedUploads(before),
     async putAll(entries) {
       for (const entry of entries) await store.put(entry.path, entry.body, entry.contentType);
     },

@@ -1,5 +1,5 @@
 import { collectStaleUploads } from "@/lib/contact/staging";
-import { Deadline, StoreUnavailableError } from "@/lib/inbox";
+import { ABANDONED_UPLOAD_AGE_MS, Deadline, StoreUnavailableError } from "@/lib/inbox";
 import { collectExpiredSignIns } from "@/lib/ops-web/cleanup";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { hasBearer } from "@/lib/http/bearer";
@@ -17,7 +17,9 @@ const GC_DEADLINE_MS = 8_000;
 /**
  * GET /api/cron/gc: the inbox tool's `gc` for a scheduler that can only call a URL (Vercel Cron,
  * which sends `Authorization: Bearer <CRON_SECRET>`). Removes the staged uploads no brief claimed
- * within an hour and answers how many. 404 while `CRON_SECRET` is not set; 401 without its token.
+ * within an hour, the inbox on the web's expired sign-in records and the temporary files of uploads
+ * a stopped process left unfinished (an hour untouched), and answers how many. 404 while
+ * `CRON_SECRET` is not set; 401 without its token.
  */
 export async function GET(request: Request): Promise<Response> {
   try {
@@ -30,9 +32,10 @@ export async function GET(request: Request): Promise<Response> {
     }
     const now = new Date();
     const { options } = Deadline.in(GC_DEADLINE_MS);
-    const [uploads, signIns] = await Promise.all([
+    const [uploads, signIns, abandoned] = await Promise.all([
       collectStaleUploads(store, now, options),
       collectExpiredSignIns(store, now, options),
+      store.removeAbandonedUploads(new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS), options),
     ]).catch((error: unknown) => {
       if (!(error instanceof StoreUnavailableError)) throw error;
       console.warn(`[gc] ${error.message}; the next run tries again`);
@@ -40,7 +43,10 @@ export async function GET(request: Request): Promise<Response> {
     });
     if (uploads.length > 0) console.info(`[gc] removed ${uploads.length} staged uploads no brief claimed`);
     if (signIns.length > 0) console.info(`[gc] removed ${signIns.length} expired sessions and spent links`);
-    return json({ ok: true, removed: uploads.length + signIns.length } satisfies GcBody);
+    if (abandoned.length > 0)
+      console.info(`[gc] removed ${abandoned.length} unfinished uploads' temporary files`);
+    const removed = uploads.length + signIns.length + abandoned.length;
+    return json({ ok: true, removed } satisfies GcBody);
   } catch (error) {
     return errorResponse(error);
   }
