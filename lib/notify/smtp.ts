@@ -33,14 +33,33 @@ export function smtpTransportOptions(smtpUrl: string, timeoutMs: number): SMTPTr
 /**
  * Connections are kept open and reused: a new one per message (connect, greeting, EHLO, STARTTLS
  * and login when required, QUIT) cost about a third of each send's CPU time (docs/performance.md).
- * At most 8 per sender, a few more than nodemailer's default of 5 so a burst of briefs queues less,
- * few enough for a provider's per-client limit; past that, messages queue for a free connection,
+ * At most 8 per SMTP server, shared by every sender of the process (`sharedTransport`), a few more
+ * than nodemailer's default of 5 so a burst of briefs queues less, few enough for a provider's
+ * per-client limit; past that, messages queue for a free connection,
  * each still within its own bound and taken out of the queue by its signal when the bound ends.
  * Idle connections close after nodemailer's 4 minutes (below the 5 RFC 5321 asks servers to
  * wait); one the server closed is dropped and replaced, and a message whose connection closes
  * under it is tried again on another.
  */
 const POOL = { pool: true, maxConnections: 8, maxMessages: 100 } as const;
+
+/** One pooled transport per SMTP URL and bound, for the whole process. */
+const transports = new Map<string, Transporter<SMTPSentMessageInfo>>();
+
+/**
+ * The pool for `smtpUrl`: the ops email, the acknowledgment, the newsletter's confirmations and the
+ * inbox's sign-in links all send through the same server, and share its 8 connections rather than
+ * opening 8 each.
+ */
+function sharedTransport(smtpUrl: string, timeoutMs: number): Transporter<SMTPSentMessageInfo> {
+  const key = `${timeoutMs} ${smtpUrl}`;
+  let transport = transports.get(key);
+  if (!transport) {
+    transport = createTransport({ ...smtpTransportOptions(smtpUrl, timeoutMs), ...POOL });
+    transports.set(key, transport);
+  }
+  return transport;
+}
 
 /**
  * Sends mail through `SMTP_URL` under the STARTTLS rule (`smtpTls` in lib/config.ts). The one
@@ -52,7 +71,7 @@ export class SmtpSender {
 
   constructor(smtpUrl: string, timeoutMs: number) {
     this.tls = smtpTls(smtpUrl);
-    this.transport = createTransport({ ...smtpTransportOptions(smtpUrl, timeoutMs), ...POOL });
+    this.transport = sharedTransport(smtpUrl, timeoutMs);
   }
 
   async send(message: SendMailOptions): Promise<SMTPSentMessageInfo> {

@@ -178,6 +178,21 @@ describe("VisitorMailer's connections", () => {
     expect(smtp.commands.filter((command) => command.name === "EHLO")).toHaveLength(1);
   });
 
+  it("the senders of one SMTP_URL share their connections: two mailers' messages in turn go over one", async () => {
+    // As the app has them: the acknowledgment's mailer, and the one for confirmations and sign-in links.
+    const acknowledgments = mailerFor(3_000);
+    const confirmations = mailerFor(3_000);
+    await acknowledgments.send({ ...message, to: "a@example.com" });
+    await confirmations.send({ ...message, to: "b@example.com" });
+    await acknowledgments.send({ ...message, to: "c@example.com" });
+    expect(smtp.received.map((mail) => mail.envelope.to[0])).toEqual([
+      "a@example.com",
+      "b@example.com",
+      "c@example.com",
+    ]);
+    expect(smtp.connectionsOpened()).toBe(1);
+  });
+
   it("a connection the server dropped is replaced: the next message is sent, over a new one", async () => {
     const mailer = mailerFor(3_000);
     await mailer.send({ ...message, to: "a@example.com" });
