@@ -1,4 +1,5 @@
 import { Webhook } from "standardwebhooks";
+import { request } from "undici";
 import { briefReceivedEvent } from "./payload";
 import type { BriefNotice, Channel } from "./types";
 
@@ -33,6 +34,10 @@ export function messageHeaders(
  * POSTs one JSON event to `url`, signed when there is a signer; resolves on a 2xx answer and
  * rejects with the reason otherwise. Redirects are never followed: they would re-send the event
  * (personal data, and a valid signature) to wherever the receiver points, possibly another host.
+ * Through undici's `request` rather than `fetch`, as Turnstile's check is: the answer holds the
+ * request until it comes, and `request` costs the thread every request shares a third of what
+ * `fetch` does (no web streams, no Request and Response objects, none of Next's instrumentation of
+ * `fetch`), on the same keep-alive connections. It follows no redirect unless told to.
  */
 export async function postWebhook(
   url: string,
@@ -41,7 +46,11 @@ export async function postWebhook(
   body: string,
   signal: AbortSignal,
 ): Promise<void> {
-  const response = await fetch(url, {
+  const {
+    statusCode,
+    headers,
+    body: answer,
+  } = await request(url, {
     method: "POST",
     body,
     headers: {
@@ -49,19 +58,18 @@ export async function postWebhook(
       "user-agent": "studio-intake-webhook/1",
       ...(signer ? messageHeaders(signer, id, body) : {}),
     },
-    redirect: "manual",
-    cache: "no-store",
     signal,
   });
-  // Only the status matters; dropping the body frees the connection.
-  await response.body?.cancel().catch(() => {});
-  if (response.status >= 200 && response.status < 300) return;
-  if (response.status >= 300 && response.status < 400) {
+  // Only the status matters; reading the body to its end frees the connection for the next event.
+  await answer.dump().catch(() => {});
+  if (statusCode >= 200 && statusCode < 300) return;
+  if (statusCode >= 300 && statusCode < 400) {
+    const location = headers.location;
     throw new Error(
-      `answered ${response.status} redirecting to ${redirectTarget(response.headers.get("location"), url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
+      `answered ${statusCode} redirecting to ${redirectTarget(Array.isArray(location) ? (location[0] ?? null) : (location ?? null), url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
     );
   }
-  throw new Error(`answered HTTP ${response.status}`);
+  throw new Error(`answered HTTP ${statusCode}`);
 }
 
 /** POSTs each brief as a `brief.received` event to `WEBHOOK_URL`; a 2xx answer is success. */
