@@ -179,7 +179,7 @@ describe("VisitorMailer's connections", () => {
   });
 
   it("the senders of one SMTP_URL share their connections: two mailers' messages in turn go over one", async () => {
-    // As the app has them: the acknowledgment's mailer, and the one for confirmations and sign-in links.
+    // As the app has them: the acknowledgment's mailer and the confirmations' (sign-in links have a third).
     const acknowledgments = mailerFor(3_000);
     const confirmations = mailerFor(3_000);
     await acknowledgments.send({ ...message, to: "a@example.com" });
