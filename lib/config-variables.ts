@@ -275,7 +275,7 @@ export const VARIABLES = [
     summary:
       "turns on `GET /api/cron/gc` (the inbox tool's `gc` over HTTP, for Vercel Cron), which then needs `Authorization: Bearer <CRON_SECRET>`; at least 16 characters (see [scheduling gc](operations.md#scheduling-gc))",
     notes:
-      "Turns on GET /api/cron/gc, which removes staged uploads no brief claimed and expired sign-in records (the inbox tool's gc), for Vercel Cron: Vercel sends Authorization: Bearer <CRON_SECRET> with each scheduled call when the project has this variable. At least 16 characters, e.g. openssl rand -base64 32. Unset: the route answers 404.",
+      "Turns on GET /api/cron/gc, which removes staged uploads no brief claimed, expired sign-in records and the temporary files of uploads a stopped server left unfinished (the inbox tool's gc), for Vercel Cron: Vercel sends Authorization: Bearer <CRON_SECRET> with each scheduled call when the project has this variable. At least 16 characters, e.g. openssl rand -base64 32. Unset: the route answers 404.",
   },
 ] as const satisfies readonly Variable[];
 
