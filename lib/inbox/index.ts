@@ -23,9 +23,10 @@ export type {
   Folder,
   SaveDeadlines,
 } from "./briefs";
-export { ABANDONED_UPLOAD_AGE_MS, type AbandonedUpload } from "./spool";
+export { ABANDONED_UPLOAD_AGE_MS } from "./spool";
 export { ObjectTooLargeError, StoreUnavailableError } from "./types";
 export type {
+  AbandonedUpload,
   GetOptions,
   ObjectBody,
   ObjectEntry,

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type FileHandle, lstat, open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { AbandonedUpload } from "./types";
 
 /**
  * A temporary file that an upload's bytes are written to as they arrive (`ObjectUpload`): created
@@ -70,13 +71,6 @@ export class SpoolFile {
  * request 5 minutes to arrive whole (`requestTimeout`), and each chunk is written as it arrives.
  */
 export const ABANDONED_UPLOAD_AGE_MS = 60 * 60_000;
-
-/** A spool file found abandoned: `path` as the store names it, `lastWritten` its mtime. */
-export interface AbandonedUpload {
-  path: string;
-  size: number;
-  lastWritten: Date;
-}
 
 /**
  * Removes the files in `folder` named `<prefix>...` that were last written before `before` (with

@@ -1,5 +1,3 @@
-import type { AbandonedUpload } from "./spool";
-
 /** Bytes to store: text, one buffer, or the chunks an upload arrived in (written without joining them). */
 export type ObjectBody = string | Uint8Array | readonly Uint8Array[];
 
@@ -15,6 +13,13 @@ export interface ObjectInfo {
   path: string;
   size: number;
   uploadedAt: Date;
+}
+
+/** An upload's temporary file found abandoned: `path` as the store names it, `lastWritten` its mtime. */
+export interface AbandonedUpload {
+  path: string;
+  size: number;
+  lastWritten: Date;
 }
 
 export interface StoreCallOptions {

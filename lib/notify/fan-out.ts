@@ -78,7 +78,7 @@ async function attempt(channel: Channel, notice: BriefNotice, timeoutMs: number)
   }
 }
 
-/** One line for ops: the error's message and those of its causes (`connect ECONNREFUSED ...`, or a cause under a wrapper). */
+/** One line for ops: the error's message and those of its causes (`fetch failed: connect ECONNREFUSED ...`). */
 export function describeFailure(error: unknown): string {
   const parts: string[] = [];
   let current: unknown = error;

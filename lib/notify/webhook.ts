@@ -34,8 +34,8 @@ export function messageHeaders(
  * POSTs one JSON event to `url`, signed when there is a signer; resolves on a 2xx answer and
  * rejects with the reason otherwise. Redirects are never followed: they would re-send the event
  * (personal data, and a valid signature) to wherever the receiver points, possibly another host.
- * Through undici's `request` rather than `fetch`, as Turnstile's check is: the answer holds the
- * request until it comes, and `request` costs the thread every request shares a third of what
+ * Through undici's `request` rather than `fetch`, as Turnstile's check is: the contact answer
+ * waits for the channels, and `request` costs the thread every request shares a third of what
  * `fetch` does (no web streams, no Request and Response objects, none of Next's instrumentation of
  * `fetch`), on the same keep-alive connections. It follows no redirect unless told to.
  */
@@ -64,9 +64,9 @@ export async function postWebhook(
   await answer.dump().catch(() => {});
   if (statusCode >= 200 && statusCode < 300) return;
   if (statusCode >= 300 && statusCode < 400) {
-    const location = headers.location;
+    const location = [headers.location ?? []].flat()[0] ?? null;
     throw new Error(
-      `answered ${statusCode} redirecting to ${redirectTarget(Array.isArray(location) ? (location[0] ?? null) : (location ?? null), url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
+      `answered ${statusCode} redirecting to ${redirectTarget(location, url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
     );
   }
   throw new Error(`answered HTTP ${statusCode}`);
