@@ -1,6 +1,6 @@
 import { formatBytes } from "../format";
 import type { SubscriberRecord } from "../newsletter/subscribers";
-import { CHANNEL_NAMES, type Delivery } from "../notify";
+import { type AcknowledgmentOutcome, CHANNEL_NAMES, type Delivery } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { StoredBrief } from "./records";
 
@@ -37,6 +37,22 @@ export function deliveryStatus(brief: Pick<StoredBrief, "kind" | "delivery">): s
     return outcome ? [`${name} ${outcome.ok ? "✓" : "✗"}`] : [];
   });
   return parts.length > 0 ? parts.join(" ") : "none configured";
+}
+
+/**
+ * How the acknowledgment to a brief's sender went, in ops' words: `sent`, `suppressed` (held back
+ * on purpose: the 10-minute window, or verification that did not pass) or `failed`, with the
+ * reason `delivery.json` records for the last two.
+ */
+export function acknowledgmentResult(outcome: AcknowledgmentOutcome): {
+  result: "sent" | "suppressed" | "failed";
+  reason: string | null;
+} {
+  if (outcome.ok) return { result: "sent", reason: null };
+  return {
+    result: outcome.suppressed ? "suppressed" : "failed",
+    reason: outcome.error ?? "no reason recorded",
+  };
 }
 
 /** `2026-11-22 10:00` (UTC) from an ISO 8601 time; `seconds` adds `:05`. */
@@ -215,17 +231,24 @@ function deliveryDetails(brief: StoredBrief): string[] {
   }
   const delivery: Delivery = brief.delivery;
   const names = CHANNEL_NAMES.filter((name) => delivery[name]);
-  if (names.length === 0) return [field("Delivery", "none: no channel was configured")];
-  return [
-    "Delivery",
-    ...names.map((name) => {
-      const outcome = delivery[name];
-      if (!outcome) return "";
-      const result = outcome.ok ? "✓ delivered" : "✗ failed   ";
-      const error = outcome.ok ? "" : `  ${outcome.error ?? "(no reason recorded)"}`;
-      return `  ${name.padEnd(12)}${result}  ${utcTime(outcome.at, true)} UTC${printable(error)}`;
-    }),
-  ];
+  const acknowledgment = delivery.acknowledgment;
+  if (names.length === 0 && !acknowledgment) return [field("Delivery", "none: no channel was configured")];
+  const line = (name: string, result: string, at: string, reason: string | null) =>
+    `  ${name.padEnd(16)}${result.padEnd(12)}  ${utcTime(at, true)} UTC${reason === null ? "" : printable(`  ${reason}`)}`;
+  const lines = ["Delivery"];
+  for (const name of names) {
+    const outcome = delivery[name];
+    if (!outcome) continue;
+    const reason = outcome.ok ? null : (outcome.error ?? "no reason recorded");
+    lines.push(line(name, outcome.ok ? "✓ delivered" : "✗ failed", outcome.at, reason));
+  }
+  if (names.length === 0) lines.push("  no channel was configured");
+  if (acknowledgment) {
+    const { result, reason } = acknowledgmentResult(acknowledgment);
+    const mark = { sent: "✓", suppressed: "–", failed: "✗" }[result];
+    lines.push(line("acknowledgment", `${mark} ${result}`, acknowledgment.at, reason));
+  }
+  return lines;
 }
 
 /** One brief as `export` writes it: the same columns for CSV and JSON. */

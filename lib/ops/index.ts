@@ -14,6 +14,7 @@ export { csvCell, csvRecord, EXPORT_CSV_HEADER, exportCsvRecord } from "./csv";
 export { erase, type ErasePlan, type EraseResult, planErase } from "./erase";
 export { InboxRecordError, OpsError, UsageError } from "./errors";
 export {
+  acknowledgmentResult,
   budgetLabel,
   deliveryStatus,
   exportRow,

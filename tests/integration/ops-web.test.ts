@@ -33,6 +33,14 @@ const LIMITED = "limited@studio.example";
 const FROM = "Northwind Studio <intake@studio.example>";
 
 /** Every way into the inbox: pages, routes, and a path that does not exist. */
+/** A page's text as a reader sees it: no tags or React's text separators, spaces collapsed. */
+function textOf(html: string): string {
+  return html
+    .replace(/<!-- -->/g, "")
+    .replace(/<[^>]*>/g, "")
+    .replace(/\s+/g, " ");
+}
+
 function gatedPaths(reference: string) {
   return {
     pages: ["/inbox", `/inbox/${reference}`, "/inbox/spam", "/inbox/erase", "/inbox/audit"],
@@ -129,12 +137,20 @@ describe("the inbox on the web, on the filesystem inbox", () => {
       receivedAt: "2026-11-21T09:00:00.000Z",
       fields: { name: "Ada Lovelace", description: "Sketches attached <script>alert(1)</script>" },
       attachment: attachmentFor(png, "sketch.png", "image/png", "png"),
-      delivery: {},
+      delivery: { acknowledgment: { ok: true, at: "2026-11-21T09:00:02.000Z" } },
     });
     formula = await storeBrief(store, {
       receivedAt: "2026-11-22T09:00:00.000Z",
       fields: { name: '=HYPERLINK("https://evil.example")', description: "+SUM(A1:A9) and more" },
-      delivery: {},
+      delivery: {
+        webhook: { ok: true, at: "2026-11-22T09:00:01.000Z" },
+        acknowledgment: {
+          ok: false,
+          suppressed: true,
+          at: "2026-11-22T09:00:02.000Z",
+          error: "not sent: an acknowledgment went to this address within 10 minutes",
+        },
+      },
     });
     spam = await storeBrief(store, {
       receivedAt: "2026-11-19T09:00:00.000Z",
@@ -336,6 +352,16 @@ describe("the inbox on the web, on the filesystem inbox", () => {
     expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(page).not.toContain("<script>alert(1)</script>");
     expect(page).toContain(`/inbox/${withPng.record.reference}/attachment?inline`);
+    // The acknowledgment to the sender, beside the channels (here none was configured).
+    const notifications = (html: string) =>
+      textOf(html.slice(html.indexOf(">Notifications<"), html.indexOf(">Redeliver<")));
+    expect(notifications(page)).toContain("No channel was configured.");
+    expect(notifications(page)).toContain("Acknowledgment to the sender sent (2026-11-21 09:00:02 UTC)");
+    const held = await (await opsFetch(app, `/inbox/${formula.record.reference}`, cookie)).text();
+    expect(notifications(held)).toContain("webhook delivered (2026-11-22 09:00:01 UTC)");
+    expect(notifications(held)).toContain(
+      "Acknowledgment to the sender suppressed: not sent: an acknowledgment went to this address within 10 minutes (2026-11-22 09:00:02 UTC)",
+    );
 
     // A reference in another spelling finds the brief; one that is none is a 404.
     expect((await opsFetch(app, `/inbox/${withPng.record.reference.toLowerCase()}`, cookie)).status).toBe(

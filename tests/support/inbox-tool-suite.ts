@@ -302,6 +302,59 @@ export function describeInboxTool(backend: InboxBackend): void {
         });
       });
 
+      it("shows the acknowledgment to the sender: sent, suppressed with its reason, or failed", async () => {
+        const sent = await storeBrief(store, {
+          receivedAt: "2025-04-05T10:00:00.000Z",
+          delivery: {
+            email: { ok: true, at: "2025-04-05T10:00:01.000Z" },
+            acknowledgment: { ok: true, at: "2025-04-05T10:00:02.000Z" },
+          },
+        });
+        const held = await storeBrief(store, {
+          receivedAt: "2025-04-05T11:00:00.000Z",
+          delivery: {
+            acknowledgment: {
+              ok: false,
+              suppressed: true,
+              at: "2025-04-05T11:00:01.000Z",
+              error: "not sent: an acknowledgment went to this address within 10 minutes",
+            },
+          },
+        });
+        const failed = await storeBrief(store, {
+          receivedAt: "2025-04-05T12:00:00.000Z",
+          delivery: {
+            webhook: { ok: true, at: "2025-04-05T12:00:01.000Z" },
+            acknowledgment: {
+              ok: false,
+              at: "2025-04-05T12:00:03.000Z",
+              error: "connect ECONNREFUSED 127.0.0.1:2525",
+            },
+          },
+        });
+
+        const shown = async (reference: string) => {
+          const result = await run(["show", reference]);
+          expect(result.code).toBe(0);
+          return result.stdout;
+        };
+        const first = await shown(sent.record.reference);
+        expect(first).toMatch(/\n {2}email\s+✓ delivered\s+2025-04-05 10:00:01 UTC\n/);
+        expect(first).toMatch(/\n {2}acknowledgment\s+✓ sent\s+2025-04-05 10:00:02 UTC\n/);
+
+        const second = await shown(held.record.reference);
+        expect(second).toContain("\n  no channel was configured\n");
+        expect(second).toMatch(
+          /\n {2}acknowledgment\s+– suppressed\s+2025-04-05 11:00:01 UTC\s+not sent: an acknowledgment went to this address within 10 minutes\n/,
+        );
+
+        const third = await shown(failed.record.reference);
+        expect(third).toMatch(/\n {2}webhook\s+✓ delivered\s+2025-04-05 12:00:01 UTC\n/);
+        expect(third).toMatch(
+          /\n {2}acknowledgment\s+✗ failed\s+2025-04-05 12:00:03 UTC\s+connect ECONNREFUSED 127\.0\.0\.1:2525\n/,
+        );
+      });
+
       it("finds a honeypot catch too, and says so", async () => {
         const caught = await storeBrief(store, { receivedAt: "2025-04-03T10:00:00.000Z", folder: "spam" });
         const result = await run(["show", caught.record.reference]);

@@ -6,8 +6,9 @@ import { errorText, PostButton } from "@/components/inbox/forms";
 import { InboxShell, Notice } from "@/components/inbox/shell";
 import { formatBytes } from "@/lib/format";
 import type { ObjectStore } from "@/lib/inbox";
-import { CHANNEL_NAMES } from "@/lib/notify";
+import { type AcknowledgmentOutcome, CHANNEL_NAMES } from "@/lib/notify";
 import {
+  acknowledgmentResult,
   attachmentStart,
   BRIEF_STATUSES,
   budgetLabel,
@@ -56,6 +57,22 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
       </h2>
       <div className="mt-2">{children}</div>
     </section>
+  );
+}
+
+/** The acknowledgment to the sender (`CONTACT_ACKNOWLEDGE`): not a channel, listed after them. */
+function AcknowledgmentItem({ outcome }: { outcome: AcknowledgmentOutcome }) {
+  const { result, reason } = acknowledgmentResult(outcome);
+  const tone = { sent: "text-success", suppressed: "text-muted", failed: "text-danger" }[result];
+  return (
+    <li className="py-0.5">
+      <span className="font-medium">Acknowledgment to the sender</span>{" "}
+      <span className={tone}>
+        {result}
+        {reason === null ? null : `: ${reason}`}
+      </span>{" "}
+      <span className="text-muted">({utcTime(outcome.at, true)} UTC)</span>
+    </li>
   );
 }
 
@@ -264,6 +281,9 @@ export default async function BriefPage({
                   })}
                   {CHANNEL_NAMES.every((name) => !brief.delivery?.[name]) ? (
                     <li className="text-muted">No channel was configured.</li>
+                  ) : null}
+                  {brief.delivery.acknowledgment ? (
+                    <AcknowledgmentItem outcome={brief.delivery.acknowledgment} />
                   ) : null}
                 </ul>
               )}
