@@ -363,15 +363,15 @@ async function gc(invocation: Invocation, context: CommandContext): Promise<numb
       `${verb}  ${printable(upload.path)}  (${formatBytes(upload.size)}, last written ${upload.lastWritten.toISOString()})\n`,
     );
   }
+  const done = invocation.dryRun ? "would be removed" : "removed";
   const count = stale.length === 0 ? "No" : String(stale.length);
   const age = `older than ${STAGED_UPLOAD_MAX_AGE_MS / 60_000} minutes`;
-  const outcome = stale.length === 0 ? "found" : invocation.dryRun ? "would be removed" : "removed";
+  const outcome = stale.length === 0 ? "found" : done;
   const where = printable(inboxName(context));
   await write(
     stdout,
     `${count} staged upload${stale.length === 1 ? "" : "s"} ${age} ${outcome} in ${where}\n`,
   );
-  const done = invocation.dryRun ? "would be removed" : "removed";
   if (abandoned.length > 0) {
     const minutes = ABANDONED_UPLOAD_AGE_MS / 60_000;
     await write(
