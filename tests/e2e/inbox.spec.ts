@@ -19,7 +19,9 @@ import { expectNoViolations, signInByKeyboard, tabTo } from "./inbox-helpers";
  * With DOCS_SCREENSHOTS=1 the list's and a brief's screenshots are written to docs/ for the README.
  */
 
-test.describe.configure({ mode: "serial" });
+// Each test is a whole journey (sign in, several pages, an accessibility scan of each): 12-15 s
+// alone, and once 33 s beside the other worker on a two-CPU machine, past the default 30 s.
+test.describe.configure({ mode: "serial", timeout: 90_000 });
 
 const OPS = "ops@studio.example";
 let smtp: SmtpTestServer;
