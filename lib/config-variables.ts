@@ -62,6 +62,16 @@ export const VARIABLES = [
       "How many proxies in front of the app append to X-Forwarded-For; the client address is the entry this many places from the right. 1 fits Vercel and a single reverse proxy. 0 ignores the header (every client then shares one rate-limit budget).",
   },
   {
+    name: "VERCEL",
+    group: "The site",
+    default: "(set by Vercel)",
+    example: "",
+    summary:
+      "set by Vercel on its deployments; never set it yourself: it tells the start that `X-Forwarded-For` comes from Vercel's edge, so the warning about `TRUSTED_PROXY_HOPS` is not needed",
+    notes:
+      "Set by Vercel on its deployments (to 1); never set it yourself. Without it, the start warns when TRUSTED_PROXY_HOPS is above 0: a next start that clients can reach directly lets each client choose its own address (docs/deployment.md, Client addresses).",
+  },
+  {
     name: "INBOX_DIR",
     group: "The inbox",
     default: "`.data/inbox`",

@@ -134,6 +134,31 @@ export function smtpTls(smtpUrl: string): SmtpTls {
 }
 
 /**
+ * `?tls.rejectUnauthorized=false` in the URL: nodemailer hands it to Node's TLS, which then takes
+ * any certificate. Exactly the spelling nodemailer turns into `false` (a single value), which is
+ * the only one Node honours.
+ */
+function skipsCertificateCheck(smtpUrl: string): boolean {
+  const values = new URL(smtpUrl).searchParams.getAll("tls.rejectUnauthorized");
+  return values.length === 1 && values[0] === "false";
+}
+
+/**
+ * What the start warns about the client address, or `null`: with `TRUSTED_PROXY_HOPS` above 0 a
+ * client that reaches `next start` directly writes the `X-Forwarded-For` entry that is read as its
+ * address, and so escapes every per-client limit. On Vercel the edge writes it; elsewhere only the
+ * operator knows whether a proxy stands in front, so the start says what it assumes.
+ */
+export function proxyHopsWarning(config: Pick<Config, "trustedProxyHops" | "onVercel">): string | null {
+  if (config.trustedProxyHops === 0 || config.onVercel) return null;
+  const hops = config.trustedProxyHops;
+  return (
+    `TRUSTED_PROXY_HOPS=${hops}: the client address is read from X-Forwarded-For, ${hops === 1 ? "the entry your reverse proxy appends" : `the entry ${hops} places from the right`}. ` +
+    "If clients can reach this server directly (no proxy in front), each can choose its own address and escape every per-client limit: put a proxy in front, or set TRUSTED_PROXY_HOPS=0 (docs/deployment.md#client-addresses)"
+  );
+}
+
+/**
  * `WEBHOOK_SECRET` is read exactly as the `standardwebhooks` package reads it, on both ends: an
  * optional `whsec_` prefix, then standard padded base64 of the key bytes. A secret that does not
  * decode (a bare passphrase) is refused at start rather than used as raw bytes: a receiver passing
@@ -212,6 +237,8 @@ export interface Config {
   siteOrigin: string;
   allowedOrigins: readonly string[];
   trustedProxyHops: number;
+  /** `VERCEL` is set: the app runs on Vercel, whose edge writes `X-Forwarded-For` itself. */
+  onVercel: boolean;
   inbox: { driver: "filesystem"; dir: string } | { driver: "vercel-blob"; token: string };
   redis: { url: string; token: string } | null;
   /** `upload`: upload tokens issued by `POST /api/contact/upload` (direct-to-Blob attachments). */
@@ -332,6 +359,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   // Checked whenever set, like WEBHOOK_URL: a malformed value stops the start even before the
   // channel's other variables are filled in.
   const smtp = read(raw.SMTP_URL, smtpUrl, null);
+  if (smtp && skipsCertificateCheck(smtp)) {
+    warnings.push(
+      "SMTP_URL has tls.rejectUnauthorized=false: the SMTP server's certificate is not checked, so anyone on the way can pose as the server and read the login and every email",
+    );
+  }
   const from = raw.EMAIL_FROM ? parseMailbox(raw.EMAIL_FROM) : null;
   const emailsSomeone = visitorEmailFeatures.length > 0 || Boolean(raw.OPS_EMAILS);
   if (raw.EMAIL_FROM && !from && (missingEmail.length === 0 || emailsSomeone)) {
@@ -456,6 +488,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     siteOrigin,
     allowedOrigins,
     trustedProxyHops,
+    onVercel: raw.VERCEL !== undefined,
     inbox: raw.BLOB_READ_WRITE_TOKEN
       ? { driver: "vercel-blob", token: raw.BLOB_READ_WRITE_TOKEN }
       : { driver: "filesystem", dir: raw.INBOX_DIR ?? ".data/inbox" },

@@ -1,14 +1,18 @@
-import { ConfigError } from "./config";
+import { ConfigError, proxyHopsWarning } from "./config";
 import { getServices } from "./services";
 
 /**
  * Parses the configuration and builds the integrations when the server starts, so a malformed
  * variable stops `next start` with a message naming it instead of surfacing later as a 500 on a
- * visitor's request.
+ * visitor's request. Then says what the server assumes about proxies in front of it: only a
+ * server that answers requests has clients to count (the ops tool builds the same services and
+ * does not warn).
  */
 export function startUp(): void {
   try {
-    getServices();
+    const { config } = getServices();
+    const warning = proxyHopsWarning(config);
+    if (warning !== null) console.warn(`[config] ${warning}`);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(`\n${error.message}\n\nSee .env.example for every variable and its format.\n`);

@@ -5,6 +5,7 @@ import {
   parseConfig,
   parseMailbox,
   parseRateLimitRule,
+  proxyHopsWarning,
   type SmtpTls,
   smtpTls,
   webhookSecretBytes,
@@ -20,6 +21,7 @@ const DEFAULTS = {
   siteOrigin: "http://localhost:3000",
   allowedOrigins: [],
   trustedProxyHops: 1,
+  onVercel: false,
   inbox: { driver: "filesystem", dir: ".data/inbox" },
   redis: null,
   rateLimits: {
@@ -100,6 +102,7 @@ describe("parseConfig values", () => {
     ],
     ["TRUSTED_PROXY_HOPS=0", { TRUSTED_PROXY_HOPS: "0" }, { trustedProxyHops: 0 }],
     ["TRUSTED_PROXY_HOPS=2", { TRUSTED_PROXY_HOPS: "2" }, { trustedProxyHops: 2 }],
+    ["VERCEL=1", { VERCEL: "1" }, { onVercel: true }],
     [
       "INBOX_DIR",
       { INBOX_DIR: "/var/lib/intake" },
@@ -476,6 +479,23 @@ describe("smtpTls: how an SMTP_URL's connection is protected", () => {
       parseConfig({ ...EMAIL_ENV, SMTP_URL: "smtp://127.0.0.1:1025?requireTLS=false" }).warnings,
     ).toEqual([]);
   });
+
+  it.each([
+    ["smtps://user:pass@mail.example:465?tls.rejectUnauthorized=false", true],
+    ["smtp://user:pass@mail.example:587?tls.rejectUnauthorized=false", true],
+    ["smtp://127.0.0.1:1025?tls.rejectUnauthorized=false", true],
+    // What nodemailer does not turn into `false`, Node's TLS does not honour: certificates are checked.
+    ["smtps://user:pass@mail.example:465?tls.rejectUnauthorized=0", false],
+    ["smtps://user:pass@mail.example:465?tls.rejectUnauthorized=true", false],
+    ["smtps://user:pass@mail.example:465?tls.rejectUnauthorized=false&tls.rejectUnauthorized=true", false],
+    ["smtps://user:pass@mail.example:465?rejectUnauthorized=false", false],
+  ])("warns at start when %s turns certificate checks off: %s", (url, warned) => {
+    const { warnings } = parseConfig({ ...EMAIL_ENV, SMTP_URL: url });
+    const expected = warned
+      ? [expect.stringMatching(/tls\.rejectUnauthorized=false.*certificate is not checked/)]
+      : [];
+    expect(warnings).toEqual(expected);
+  });
 });
 
 describe("webhook channel", () => {
@@ -623,5 +643,26 @@ describe("OPS_EMAILS: the inbox on the web", () => {
   ])("stops the start %s, naming what is missing", (_case, env, named) => {
     const { message } = configError(env);
     for (const text of named) expect(message).toContain(text);
+  });
+});
+
+describe("the warning about proxy hops at start", () => {
+  it.each([
+    [
+      "the default (1), not on Vercel",
+      {},
+      /TRUSTED_PROXY_HOPS=1: .*reach this server directly.*TRUSTED_PROXY_HOPS=0/,
+    ],
+    ["2, not on Vercel", { TRUSTED_PROXY_HOPS: "2" }, /TRUSTED_PROXY_HOPS=2: .*2 places from the right/],
+    ["the default on Vercel", { VERCEL: "1" }, null],
+    ["0 (the header ignored)", { TRUSTED_PROXY_HOPS: "0" }, null],
+  ])("%s", (_, env: Env, expected: RegExp | null) => {
+    const warning = proxyHopsWarning(parseConfig(env));
+    if (expected === null) expect(warning).toBeNull();
+    else expect(warning).toMatch(expected);
+  });
+
+  it("is not one of the configuration's warnings, which the ops tool prints too", () => {
+    expect(parseConfig({}).warnings).toEqual([]);
   });
 });
