@@ -55,6 +55,15 @@ export function acknowledgmentResult(outcome: AcknowledgmentOutcome): {
   };
 }
 
+/**
+ * The acknowledgment in the list: `sent`, `suppressed` or `failed` (`show` gives the reason); `—`
+ * when none was recorded (it is off, the brief is spam, or its notifications have not ended).
+ */
+function acknowledgmentCell(brief: Pick<StoredBrief, "delivery">): string {
+  const outcome = brief.delivery?.acknowledgment;
+  return outcome ? acknowledgmentResult(outcome).result : "—";
+}
+
 /** `2026-11-22 10:00` (UTC) from an ISO 8601 time; `seconds` adds `:05`. */
 export function utcTime(iso: string, seconds = false): string {
   return iso.slice(0, seconds ? 19 : 16).replace("T", " ");
@@ -96,6 +105,7 @@ const COLUMNS: { title: string; width: number; cell: (brief: StoredBrief) => str
   { title: "ATTACHMENT", width: 30, cell: (brief) => attachmentCell(brief, 30) },
   { title: "HUMAN CHECK", width: 11, cell: (brief) => brief.record.verification },
   { title: "STATUS", width: 8, cell: (brief) => brief.state.status },
+  { title: "ACK", width: 10, cell: acknowledgmentCell },
   { title: "DELIVERY", width: 0, cell: deliveryStatus },
 ];
 

@@ -179,7 +179,7 @@ describe("inbox tool: a brief sent through the real contact route", () => {
     const row = list.stdout.split("\n").find((line) => line.startsWith(reference)) ?? "";
     // Human verification is not configured in this suite: the human check reads off.
     expect(row).toMatch(
-      /Katherine Johnson\s+—\s+AI system\s+\$50k-\$100k\s+3-6 months\s+orbit plan\.pdf \(.+\)\s+off\s+new\s+webhook ✗$/,
+      /Katherine Johnson\s+—\s+AI system\s+\$50k-\$100k\s+3-6 months\s+orbit plan\.pdf \(.+\)\s+off\s+new\s+—\s+webhook ✗$/,
     );
 
     const show = await runInbox(["show", reference.toLowerCase()], { env });

@@ -125,7 +125,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(result.code).toBe(0);
         const [header] = lines(result.stdout);
         expect(header).toMatch(
-          /^REFERENCE\s+RECEIVED \(UTC\)\s+NAME\s+COMPANY\s+PROJECT TYPE\s+BUDGET\s+TIMELINE\s+ATTACHMENT\s+HUMAN CHECK\s+STATUS\s+DELIVERY$/,
+          /^REFERENCE\s+RECEIVED \(UTC\)\s+NAME\s+COMPANY\s+PROJECT TYPE\s+BUDGET\s+TIMELINE\s+ATTACHMENT\s+HUMAN CHECK\s+STATUS\s+ACK\s+DELIVERY$/,
         );
         expect(tableReferences(result.stdout)).toEqual(
           [a, b, c, d, e].map((brief) => brief.record.reference),
@@ -139,9 +139,11 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(rowA).toContain("$50k-$100k");
         expect(rowA).toContain("3-6 months");
         expect(rowA).toContain(`Brief – Q1.pdf (${pdf.byteLength} bytes)`);
-        expect(rowA).toMatch(/\spassed\s+new\s+webhook ✓ email ✗$/);
-        expect(rowOf(result.stdout, b.record.reference)).toMatch(/—\s+unavailable\s+new\s+none configured$/);
-        expect(rowOf(result.stdout, c.record.reference)).toMatch(/—\s+off\s+new\s+pending$/);
+        expect(rowA).toMatch(/\spassed\s+new\s+—\s+webhook ✓ email ✗$/);
+        expect(rowOf(result.stdout, b.record.reference)).toMatch(
+          /—\s+unavailable\s+new\s+—\s+none configured$/,
+        );
+        expect(rowOf(result.stdout, c.record.reference)).toMatch(/—\s+off\s+new\s+—\s+pending$/);
         const rowD = rowOf(result.stdout, d.record.reference);
         expect(rowD).toContain("Grace Brewster Murray…");
         expect(rowD).toMatch(/…\s+—\s+AI system/);
@@ -353,6 +355,18 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(third).toMatch(
           /\n {2}acknowledgment\s+✗ failed\s+2025-04-05 12:00:03 UTC\s+connect ECONNREFUSED 127\.0\.0\.1:2525\n/,
         );
+
+        // `list` shows it too, in a column of its own beside ops' channels.
+        const none = await storeBrief(store, {
+          receivedAt: "2025-04-05T13:00:00.000Z",
+          delivery: { email: { ok: true, at: "2025-04-05T13:00:01.000Z" } },
+        });
+        const listed = await run(["list"]);
+        expect(listed.code).toBe(0);
+        expect(rowOf(listed.stdout, sent.record.reference)).toMatch(/\bnew\s+sent\s+email ✓$/);
+        expect(rowOf(listed.stdout, held.record.reference)).toMatch(/\bnew\s+suppressed\s+none configured$/);
+        expect(rowOf(listed.stdout, failed.record.reference)).toMatch(/\bnew\s+failed\s+webhook ✓$/);
+        expect(rowOf(listed.stdout, none.record.reference)).toMatch(/\bnew\s+—\s+email ✓$/);
       });
 
       it("finds a honeypot catch too, and says so", async () => {
