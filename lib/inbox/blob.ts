@@ -38,6 +38,13 @@ export interface BlobStoreOptions {
   callTimeoutMs?: number;
   /** How long a write already sent is left to run after its caller stopped waiting. */
   lateWriteLimitMs?: number;
+  /**
+   * How long after giving up on a write (at `lateWriteLimitMs`) the store may still accept it: the
+   * request was sent, and nothing tells this side when the store stops working on it. Until then
+   * the write counts as unsettled, so whoever undoes a failed save removes what it wrote only
+   * after that, when anything that was going to land has landed.
+   */
+  lateWriteGraceMs?: number;
 }
 
 const LIST_PAGE_SIZE = 1000;
@@ -55,11 +62,13 @@ export class BlobStore implements ObjectStore {
   private readonly token: string;
   private readonly callTimeoutMs: number;
   private readonly lateWriteLimitMs: number;
+  private readonly lateWriteGraceMs: number;
 
   constructor(token: string, options: BlobStoreOptions = {}) {
     this.token = token;
     this.callTimeoutMs = options.callTimeoutMs ?? 8_000;
     this.lateWriteLimitMs = options.lateWriteLimitMs ?? 30_000;
+    this.lateWriteGraceMs = options.lateWriteGraceMs ?? 60_000;
     // The SDK's own retries (10 by default, with waits doubling from 1 s) would go on after the
     // caller's deadline, and a retry that succeeds then lands a write its caller was told had
     // failed. `call` retries instead, never past the deadline. The SDK has no per-call option.
@@ -297,7 +306,8 @@ export class BlobStore implements ObjectStore {
    * - a read: cancelled, as nothing waits for it;
    * - a write: left to run until it is answered (or `lateWriteLimitMs` passes), since a write
    *   already sent may still land, and handed to the caller's `track`, so a caller undoing a
-   *   failed save knows when nothing it wrote can still arrive.
+   *   failed save knows when nothing it wrote can still arrive; one given up on unanswered stays
+   *   tracked `lateWriteGraceMs` longer, since the store may still accept it after that.
    * Errors become `StoreUnavailableError`, except those `passThrough` picks for the caller.
    */
   private async call<T>(
@@ -314,9 +324,16 @@ export class BlobStore implements ObjectStore {
     const bound = setTimeout(giveUp, this.callTimeoutMs);
     if (options.signal?.aborted) giveUp();
     options.signal?.addEventListener("abort", giveUp, { once: true });
+    let abandoned = false;
     const attempt = () => {
       const controller = new AbortController();
-      const life = setTimeout(() => controller.abort(), write ? this.lateWriteLimitMs : this.callTimeoutMs);
+      const life = setTimeout(
+        () => {
+          abandoned = write;
+          controller.abort();
+        },
+        write ? this.lateWriteLimitMs : this.callTimeoutMs,
+      );
       const cancel = () => controller.abort();
       if (!write) answerBy.addEventListener("abort", cancel, { once: true });
       return work(controller.signal).finally(() => {
@@ -335,8 +352,15 @@ export class BlobStore implements ObjectStore {
         answerBy.throwIfAborted();
       }
     };
+    const calls = attempts();
+    if (write && options.track) {
+      const grace = this.lateWriteGraceMs;
+      const mayStillLand = () =>
+        abandoned ? new Promise<void>((resolve) => setTimeout(resolve, grace)) : undefined;
+      options.track(calls.then(() => undefined, mayStillLand));
+    }
     try {
-      return await withinDeadline(attempts(), { signal: answerBy, track: options.track }, action);
+      return await withinDeadline(calls, { signal: answerBy, track: options.track }, action);
     } catch (error) {
       if (passThrough(error)) throw error;
       throw new StoreUnavailableError(`Vercel Blob: could not ${action}`, { cause: error });

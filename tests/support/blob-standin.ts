@@ -86,6 +86,11 @@ export interface BlobFault {
   dropAfterCommit?: boolean;
   /** Answer a download with its headers and the first half of its bytes, then send nothing more. */
   stallBody?: boolean;
+  /**
+   * Hold the request this long once its body has arrived, then do the work whether or not the
+   * client is still there: a write the store accepts after its client stopped waiting for it.
+   */
+  commitAfterMs?: number;
 }
 
 export interface BlobStandIn {
@@ -230,6 +235,9 @@ export async function startBlobStandIn(options: BlobStandInOptions = {}): Promis
     if (faulty && fault.status !== undefined) {
       const code = fault.status === 503 ? "service_unavailable" : "internal_server_error";
       return fail(fault.status, code, `Simulated failure (${fault.status})`);
+    }
+    if (faulty && fault.commitAfterMs !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, fault.commitAfterMs));
     }
     const answer = (status: number, payload: unknown) => {
       if (faulty && fault.dropAfterCommit) {

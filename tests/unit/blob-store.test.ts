@@ -35,6 +35,20 @@ async function collect(iterable: AsyncIterable<ObjectInfo>): Promise<ObjectInfo[
   return found;
 }
 
+/** Waits until `check` passes (it throws until then), for at most `ms`. */
+async function eventually(check: () => void, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** How long `promise` takes to settle, and how. */
 async function timed<T>(promise: Promise<T>): Promise<{ ms: number; error: unknown }> {
   const started = Date.now();
@@ -335,4 +349,28 @@ describe("saveBrief on Vercel Blob", () => {
       `${base}/attachment.pdf`,
     ]);
   });
+
+  it("a brief.json the store accepts after the driver stopped waiting for it is undone once it has landed", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    // The driver leaves a write 1 s to land, then gives up on it; the store takes it at 2 s.
+    const impatient = new BlobStore(standIn.token, { lateWriteLimitMs: 1_000, lateWriteGraceMs: 3_000 });
+    standIn.fault = {
+      commitAfterMs: 2_000,
+      match: ({ operation, pathname }) => operation === "put" && pathname === `${base}/brief.json`,
+    };
+    const { error } = await timed(
+      saveBrief(impatient, "briefs", record, upload, { saveMs: 500, cleanupMs: 1_000 }),
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+
+    const landed = () =>
+      standIn.requests.some(
+        (request) =>
+          request.pathname === `${base}/brief.json` && request.operation === "put" && request.status === 200,
+      );
+    await eventually(() => expect(landed()).toBe(true), 5_000);
+    expect(standIn.objects.has(`${base}/brief.json`)).toBe(true);
+    // Removed again after it landed: nothing of the brief the caller was told had failed remains.
+    await eventually(() => expect([...standIn.objects.keys()]).toEqual([]), 10_000);
+  }, 20_000);
 });
