@@ -235,9 +235,9 @@ export const VARIABLES = [
     default: "(none)",
     example: "",
     summary:
-      "key of the HMAC that signs emailed links (confirm, unsubscribe), at least 32 characters, the same on every instance; changing it invalidates every link sent",
+      "secret the keys of the emailed links' HMACs are derived from (confirm, unsubscribe, ops sign-in), at least 32 characters, the same on every instance; changing it, or `SITE_URL`'s origin, invalidates every link sent (see [links](#newsletter-double-opt-in))",
     notes:
-      "Key of the HMAC that signs the links emailed to visitors (confirm, unsubscribe): at least 32 characters, e.g. openssl rand -base64 32. The same on every instance. Changing it invalidates every link already sent, unsubscribe links included.",
+      "Secret the signing keys of emailed links are derived from, one per purpose (newsletter confirm and unsubscribe, ops sign-in): at least 32 characters, e.g. openssl rand -base64 32. The same on every instance. Every link also names SITE_URL's origin, so another site sharing this secret cannot make links for this one. Changing it, or SITE_URL's origin, invalidates every link already sent, unsubscribe links included.",
   },
   {
     name: "TURNSTILE_SITE_KEY",

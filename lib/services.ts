@@ -81,7 +81,8 @@ export function createServices(config: Config): Services {
     cooldowns,
     ipHashSalt,
     visitorMailer: config.visitorEmail && new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
-    links: config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret),
+    links:
+      config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret, config.siteOrigin),
     subscriberEvents:
       config.webhook &&
       new SubscriberEvents(config.webhook.url, config.webhook.secret, config.notifyTimeoutMs),

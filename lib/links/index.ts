@@ -1,1 +1,8 @@
-export { expiresIn, InvalidLinkError, type LinkPayload, type LinkRefusal, LinkSigner } from "./tokens";
+export {
+  expiresIn,
+  InvalidLinkError,
+  type LinkClaims,
+  type LinkPurpose,
+  type LinkRefusal,
+  LinkSigner,
+} from "./tokens";

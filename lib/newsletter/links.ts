@@ -1,12 +1,12 @@
 import { ApiError, validationFailed } from "../http/errors";
-import { expiresIn, InvalidLinkError, type LinkSigner } from "../links";
+import { expiresIn, InvalidLinkError, type LinkPurpose, type LinkSigner } from "../links";
 import { isSubscriberId } from "./subscribers";
 
 /** The contract's lifetime of a confirmation link. Unsubscribe links never expire. */
 export const CONFIRM_LINK_VALID_MS = 7 * 24 * 60 * 60 * 1000;
 
-export const CONFIRM_ACTION = "newsletter.confirm";
-export const UNSUBSCRIBE_ACTION = "newsletter.unsubscribe";
+export const CONFIRM_ACTION = "confirm" satisfies LinkPurpose;
+export const UNSUBSCRIBE_ACTION = "unsubscribe" satisfies LinkPurpose;
 
 export type NewsletterLinkAction = typeof CONFIRM_ACTION | typeof UNSUBSCRIBE_ACTION;
 
@@ -45,8 +45,9 @@ export const LINK_MESSAGES = {
 
 /**
  * The subscriber id a token names, for `action`; 422 `fields.token` for a token that is missing,
- * tampered with, for another action or expired (and when no `LINK_SIGNING_SECRET` is set, since
- * then no link can be checked).
+ * tampered with, for another action or another site, or expired (and when no `LINK_SIGNING_SECRET`
+ * is set, since then no link can be checked). An unsubscribe link of the old form, which names no
+ * site, is still taken: `LinkSigner` says so.
  */
 export function subscriberOfToken(
   signer: LinkSigner | null,

@@ -36,7 +36,7 @@ export function createOpsServices(
     : new InboxSessionStore(store);
   return {
     emails: config.ops.emails,
-    links: new LinkSigner(config.linkSigningSecret),
+    links: new LinkSigner(config.linkSigningSecret, config.siteOrigin),
     mailer: new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
     sessions: shared,
     spentLinks: shared,

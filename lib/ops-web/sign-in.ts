@@ -22,7 +22,7 @@ export interface OpsServices {
   limits: { address: RateLimiter; client: RateLimiter };
 }
 
-export const SIGN_IN_ACTION = "ops.sign-in";
+export const SIGN_IN_ACTION = "ops-sign-in";
 
 const signInSchema = z.object({ email: emailRule });
 /** The contract's lifetime of a sign-in link. */

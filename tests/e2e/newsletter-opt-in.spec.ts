@@ -107,7 +107,7 @@ test("subscribe in the footer, follow the email's link, confirm with the button;
 });
 
 test("an expired link says so and offers no button", async ({ page }) => {
-  const token = signLink({ act: "newsletter.confirm", sub: subscriberIdOf("gone@example.com"), exp: 1 });
+  const token = signLink(app.url, { act: "confirm", sub: subscriberIdOf("gone@example.com"), exp: 1 });
   await page.goto(`${app.url}/newsletter/confirm?token=${token}`);
   await expect(page.getByTestId("link-status")).toHaveText(
     "This link has expired. Subscribe again to get a new one.",

@@ -33,6 +33,8 @@ beforeAll(async () => {
     SMTP_URL: smtp.url,
     EMAIL_FROM: "news@studio.example",
     LINK_SIGNING_SECRET: LINK_SECRET,
+    // One site served by both, as behind a load balancer: a link names the site, not the instance.
+    SITE_URL: "https://news.studio.example",
   };
   [first, second] = await Promise.all([startApp(env), startApp(env)]);
 });

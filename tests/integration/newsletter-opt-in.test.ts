@@ -14,6 +14,7 @@ import {
   mailsTo,
   oneClickUnsubscribe,
   postConfirm,
+  signLegacyLink,
   signLink,
   subscriberIdOf,
   tokenOf,
@@ -250,14 +251,19 @@ describe.each<[string, () => Promise<InboxUnderTest>]>([
     expect(page).toContain("you are subscribed");
   });
 
-  it("tampered, expired, wrong-action and foreign tokens are 422 fields.token, and change nothing", async () => {
+  it("tampered, expired, other-purpose and foreign tokens are 422 fields.token, and change nothing", async () => {
     const email = freshEmail();
     const { links } = await subscribeAndOpenMail(email);
     const token = tokenOf(links.confirm);
     const [payload = "", mac = ""] = token.split(".");
     const id = subscriberIdOf(email);
     const otherPayload = Buffer.from(
-      JSON.stringify({ act: "newsletter.confirm", sub: subscriberIdOf("someone@else.example"), exp: 4e9 }),
+      JSON.stringify({
+        site: app.url,
+        act: "confirm",
+        sub: subscriberIdOf("someone@else.example"),
+        exp: 4e9,
+      }),
     ).toString("base64url");
     const cases: [string, unknown, RegExp][] = [
       ["tampered payload", `${otherPayload}.${mac}`, /not valid/],
@@ -268,13 +274,29 @@ describe.each<[string, () => Promise<InboxUnderTest>]>([
       ],
       [
         "expired",
-        signLink({ act: "newsletter.confirm", sub: id, exp: Math.floor(Date.now() / 1000) - 5 }),
+        signLink(app.url, { act: "confirm", sub: id, exp: Math.floor(Date.now() / 1000) - 5 }),
         /expired/,
       ],
       ["an unsubscribe token", tokenOf(links.unsubscribePage), /not valid/],
+      ["an ops sign-in token", signLink(app.url, { act: "ops-sign-in", sub: id, exp: 4e9 }), /not valid/],
       [
         "another secret",
-        signLink({ act: "newsletter.confirm", sub: id, exp: 4e9 }, "x".repeat(40)),
+        signLink(app.url, { act: "confirm", sub: id, exp: 4e9 }, "x".repeat(40)),
+        /not valid/,
+      ],
+      [
+        "another site sharing the secret",
+        signLink("https://other-studio.example", { act: "confirm", sub: id, exp: 4e9 }),
+        /not valid/,
+      ],
+      [
+        "another site sharing the secret, expired",
+        signLink("https://other-studio.example", { act: "confirm", sub: id, exp: 1 }),
+        /not valid/,
+      ],
+      [
+        "the old form of a confirm link",
+        signLegacyLink({ act: "newsletter.confirm", sub: id, exp: 4e9 }),
         /not valid/,
       ],
       ["no token", undefined, /not valid/],
@@ -288,13 +310,25 @@ describe.each<[string, () => Promise<InboxUnderTest>]>([
       expect(Object.keys(body.fields ?? {}), label).toEqual(["token"]);
       expect(body.fields?.token, label).toMatch(message);
     }
-    // A confirm token is no unsubscribe token either.
-    const wrong = await oneClickUnsubscribe(`${app.url}/api/newsletter/unsubscribe?token=${token}`);
-    expect(wrong.status).toBe(422);
+    // A confirm token is no unsubscribe token either, nor is another site's, nor an old-form confirm.
+    const notUnsubscribe: [string, string][] = [
+      ["a confirm token", token],
+      ["another site's", signLink("https://other-studio.example", { act: "unsubscribe", sub: id })],
+      ["an old-form confirm token", signLegacyLink({ act: "newsletter.confirm", sub: id, exp: 4e9 })],
+      ["an ops sign-in token", signLink(app.url, { act: "ops-sign-in", sub: id, exp: 4e9 })],
+    ];
+    for (const [label, bad] of notUnsubscribe) {
+      const wrong = await oneClickUnsubscribe(`${app.url}/api/newsletter/unsubscribe?token=${bad}`);
+      expect(wrong.status, label).toBe(422);
+      expect(Object.keys(((await wrong.json()) as ErrorBody).fields ?? {}), label).toEqual(["token"]);
+      const page = await (await fetch(`${app.url}/newsletter/unsubscribe?token=${bad}`)).text();
+      expect(page, label).toContain("This link is not valid.");
+      expect(page, label).not.toMatch(/<button[^>]*>Unsubscribe<\/button>/);
+    }
     expect((await inbox.read(email))?.status).toBe("pending");
 
     // Without JavaScript: back to the page, which says why.
-    const expired = signLink({ act: "newsletter.confirm", sub: id, exp: 1 });
+    const expired = signLink(app.url, { act: "confirm", sub: id, exp: 1 });
     const noJs = await fetch(`${app.url}/api/newsletter/confirm`, {
       method: "POST",
       body: `token=${expired}`,
@@ -398,6 +432,34 @@ describe.each<[string, () => Promise<InboxUnderTest>]>([
     // A pending address never joined the confirmed list: no event.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(eventsFor(email)).toEqual([]);
+  });
+
+  it("an unsubscribe link of the old form, with no site in it, still works: its page, and one-click", async () => {
+    const email = freshEmail();
+    const { links } = await subscribeAndOpenMail(email, ["Research"]);
+    expect((await postConfirm(app.url, { token: tokenOf(links.confirm) })).status).toBe(200);
+    const old = signLegacyLink({ act: "newsletter.unsubscribe", sub: subscriberIdOf(email) });
+
+    const page = await (await fetch(`${app.url}/newsletter/unsubscribe?token=${old}`)).text();
+    expect(page).toContain(email.replace("'", "&#x27;"));
+    expect(page).toMatch(/<button[^>]*>Unsubscribe<\/button>/);
+    expect((await inbox.read(email))?.status).toBe("confirmed");
+
+    const response = await oneClickUnsubscribe(`${app.url}/api/newsletter/unsubscribe?token=${old}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, status: "unsubscribed" });
+    expect(await inbox.read(email)).toMatchObject({
+      status: "unsubscribed",
+      unsubscribedAt: expect.any(String),
+    });
+    // Under another secret it is as forged as any other token.
+    const forged = signLegacyLink(
+      { act: "newsletter.unsubscribe", sub: subscriberIdOf(email) },
+      "y".repeat(40),
+    );
+    expect((await oneClickUnsubscribe(`${app.url}/api/newsletter/unsubscribe?token=${forged}`)).status).toBe(
+      422,
+    );
   });
 
   it("a confirmed address subscribing again: already-subscribed, topics merged, no email", async () => {
@@ -578,7 +640,7 @@ describe("single opt-in (NEWSLETTER_DOUBLE_OPT_IN unset)", () => {
   });
 
   it("without LINK_SIGNING_SECRET no link can be valid: confirm and unsubscribe are 422", async () => {
-    const token = signLink({ act: "newsletter.confirm", sub: subscriberIdOf("a@b.example"), exp: 4e9 });
+    const token = signLink(app.url, { act: "confirm", sub: subscriberIdOf("a@b.example"), exp: 4e9 });
     expect((await postConfirm(app.url, { token })).status).toBe(422);
     expect((await oneClickUnsubscribe(`${app.url}/api/newsletter/unsubscribe?token=${token}`)).status).toBe(
       422,

@@ -6,9 +6,17 @@ import { subscribe } from "@/lib/newsletter/subscribers";
 import { parseCsv } from "../support/csv";
 import { makePdf, makePng } from "../support/files";
 import { nextAddress } from "../support/contact";
-import { LINK_SECRET, mailsTo } from "../support/opt-in";
+import {
+  LINK_SECRET,
+  mailsTo,
+  oneClickUnsubscribe,
+  postConfirm,
+  signLegacyLink,
+  signLink,
+} from "../support/opt-in";
 import { attachmentFor, readJson, storeBrief } from "../support/ops";
 import {
+  addressIdOf,
   forgeSignInToken,
   opsFetch,
   postSession,
@@ -309,22 +317,48 @@ describe("the inbox on the web, on the filesystem inbox", () => {
       fields: { token: expect.stringContaining("used") },
     });
 
-    const expired = await postSession(app, forgeSignInToken(OPS, -60));
+    const expired = await postSession(app, forgeSignInToken(app.url, OPS, -60));
     expect(expired.status).toBe(422);
     expect((await expired.json()).fields.token).toContain("expired");
     const forged = await postSession(
       app,
-      forgeSignInToken(OPS, 600, "another-secret-of-at-least-32-characters!"),
+      forgeSignInToken(app.url, OPS, 600, "another-secret-of-at-least-32-characters!"),
     );
     expect(forged.status).toBe(422);
     const token = tokenIn(link);
     const tampered = await postSession(app, `${token.slice(0, 10)}x${token.slice(11)}`);
     expect(tampered.status).toBe(422);
     // A valid signature for an address that is not listed.
-    expect((await postSession(app, forgeSignInToken("stranger@client.example", 600))).status).toBe(422);
+    expect((await postSession(app, forgeSignInToken(app.url, "stranger@client.example", 600))).status).toBe(
+      422,
+    );
+    // The secret signs newsletter links too, and another site may share it: neither signs anyone in.
+    const id = addressIdOf(OPS);
+    const jti = "0".repeat(32);
+    const foreign: [string, string][] = [
+      ["another site's sign-in token", forgeSignInToken("https://other-studio.example", OPS, 600)],
+      ["a newsletter confirm token", signLink(app.url, { act: "confirm", sub: id, exp: 4e9, jti })],
+      ["a newsletter unsubscribe token", signLink(app.url, { act: "unsubscribe", sub: id, jti })],
+      ["an old-form sign-in token", signLegacyLink({ act: "ops.sign-in", sub: id, exp: 4e9, jti })],
+      ["an old-form unsubscribe token", signLegacyLink({ act: "newsletter.unsubscribe", sub: id, jti })],
+    ];
+    for (const [label, bad] of foreign) {
+      const refused = await postSession(app, bad);
+      expect(refused.status, label).toBe(422);
+      expect(await refused.json(), label).toMatchObject({
+        error: "validation_failed",
+        fields: { token: expect.any(String) },
+      });
+    }
+    // Nor is a sign-in token any newsletter link.
+    const signInToken = forgeSignInToken(app.url, OPS, 600);
+    expect((await postConfirm(app.url, { token: signInToken })).status).toBe(422);
+    expect(
+      (await oneClickUnsubscribe(`${app.url}/api/newsletter/unsubscribe?token=${signInToken}`)).status,
+    ).toBe(422);
 
     // The form post signs in and goes to `next` (under /inbox only).
-    const browserLink = forgeSignInToken(OPS, 600);
+    const browserLink = forgeSignInToken(app.url, OPS, 600);
     const form = await fetch(`${app.url}/api/ops/session`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "text/html", origin: app.url },

@@ -17,11 +17,17 @@ export function addressIdOf(email: string): string {
   return createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
 }
 
-/** A sign-in token as the contract defines it, signed with the apps' secret (or another). */
-export function forgeSignInToken(email: string, expiresInS: number, secret = LINK_SECRET): string {
+/** A sign-in token for `site` as the contract defines it, signed with the apps' secret (or another). */
+export function forgeSignInToken(
+  site: string,
+  email: string,
+  expiresInS: number,
+  secret = LINK_SECRET,
+): string {
   return signLink(
+    site,
     {
-      act: "ops.sign-in",
+      act: "ops-sign-in",
       sub: addressIdOf(email),
       exp: Math.floor(Date.now() / 1000) + expiresInS,
       jti: randomBytes(16).toString("hex"),

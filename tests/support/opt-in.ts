@@ -16,10 +16,38 @@ export function subscriberIdOf(email: string): string {
   return createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
 }
 
-/** `base64url(payload).base64url(HMAC-SHA256(secret, payload))`, as the contract defines it. */
-export function signLink(payload: Record<string, unknown>, secret = LINK_SECRET): string {
-  const json = JSON.stringify(payload);
-  return `${Buffer.from(json).toString("base64url")}.${createHmac("sha256", secret).update(json).digest("base64url")}`;
+/** What a forged token claims besides its site. */
+export interface LinkClaims {
+  act: "confirm" | "unsubscribe" | "ops-sign-in";
+  sub: string;
+  exp?: number;
+  jti?: string;
+}
+
+/**
+ * `base64url(payload).base64url(HMAC-SHA256(key, payload))`, as the contract defines it: the
+ * payload names `site` (the app's `SITE_URL` origin) and the purpose, and the key is derived from
+ * the secret per purpose, `HMAC-SHA256(secret, "studio-intake/link-token/v2/" + purpose)`.
+ */
+export function signLink(site: string, claims: LinkClaims, secret = LINK_SECRET): string {
+  const key = createHmac("sha256", secret).update(`studio-intake/link-token/v2/${claims.act}`).digest();
+  return macked(JSON.stringify({ site, ...claims }), key);
+}
+
+/**
+ * A link token of the form emails carried before the site and purpose were in it:
+ * `{ act, sub, exp? }` signed with the secret itself (`act` one of `newsletter.confirm`,
+ * `newsletter.unsubscribe`, `ops.sign-in`). Only an unsubscribe link of this form still works.
+ */
+export function signLegacyLink(
+  payload: { act: string; sub: string; exp?: number; jti?: string },
+  secret = LINK_SECRET,
+): string {
+  return macked(JSON.stringify(payload), secret);
+}
+
+function macked(json: string, key: Buffer | string): string {
+  return `${Buffer.from(json).toString("base64url")}.${createHmac("sha256", key).update(json).digest("base64url")}`;
 }
 
 /** The messages the SMTP server accepted for `email`, by envelope. */

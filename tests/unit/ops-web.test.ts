@@ -62,7 +62,7 @@ describe("startSession and liveSession on the inbox store", () => {
     const rule = { limit: 5, windowMs: 900_000, source: "5/15m" };
     ops = {
       emails: config.ops?.emails ?? [],
-      links: new LinkSigner(LINK_SECRET),
+      links: new LinkSigner(LINK_SECRET, config.siteOrigin),
       mailer: new VisitorMailer(
         { smtpUrl: env.SMTP_URL, from: { name: "", address: env.EMAIL_FROM } },
         1_000,
@@ -78,7 +78,7 @@ describe("startSession and liveSession on the inbox store", () => {
   });
 
   it("of concurrent uses of one link exactly one starts a session; the store keeps only the id's hash", async () => {
-    const token = forgeSignInToken("OPS@studio.example", 900);
+    const token = forgeSignInToken(config.siteOrigin, "OPS@studio.example", 900);
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, () => startSession(ops, config, store, token)),
     );
@@ -106,14 +106,19 @@ describe("startSession and liveSession on the inbox store", () => {
       ops,
       config,
       store,
-      forgeSignInToken("producer@studio.example", 900),
+      forgeSignInToken(config.siteOrigin, "producer@studio.example", 900),
       now,
     );
     expect(await liveSession(ops, config, id, now)).not.toBeNull();
     expect(await liveSession(ops, config, id, new Date(now.getTime() + 43_201_000))).toBeNull();
     expect(await liveSession(ops, config, id, now)).toBeNull(); // and it is gone from the store
 
-    const second = await startSession(ops, config, store, forgeSignInToken("producer@studio.example", 900));
+    const second = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, "producer@studio.example", 900),
+    );
     const without = parseConfig({ ...env, OPS_EMAILS: "ops@studio.example" });
     expect(await liveSession(ops, without, second.id)).toBeNull();
     expect(await liveSession(ops, config, second.id)).toBeNull();
