@@ -403,3 +403,69 @@ describe("without human verification", () => {
     }
   });
 });
+
+describe("while Redis is down or slow, the window fails closed", () => {
+  let redis: RedisServer;
+  let bridge: UpstashBridge;
+  let smtp: SmtpTestServer;
+  let inbox: string;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    bridge = await startUpstashBridge(redis.port);
+    smtp = await startSmtpServer();
+    inbox = await tempDir();
+    app = await startApp({
+      INBOX_DIR: inbox,
+      UPSTASH_REDIS_REST_URL: bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      CONTACT_ACKNOWLEDGE: "true",
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: FROM,
+      EMAIL_TO: OPS,
+      ...turnstileEnv(),
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await smtp?.stop();
+    await bridge?.close();
+    await redis?.stop();
+  });
+
+  const heldBack = () =>
+    app.output().match(/\[ratelimit\] .*under intake:cooldown:acknowledgment held back/g) ?? [];
+
+  it("stores and forwards the brief (200), sends no acknowledgment, records why without the address, and warns once", async () => {
+    expect((await send(app, { email: freshEmail(), ...passed() })).status).toBe(200); // Redis answers
+    const senders = [freshEmail(), freshEmail(), freshEmail()];
+    const answers = [];
+    redis.pause();
+    try {
+      answers.push(await send(app, { email: senders[0]!, ...passed() }));
+    } finally {
+      await redis.kill();
+    }
+    for (const email of senders.slice(1)) answers.push(await send(app, { email, ...passed() }));
+
+    for (const [index, { status, body }] of answers.entries()) {
+      expect(status).toBe(200);
+      expect(body.forwarded).toEqual(["email"]);
+      const reference = body.reference as string;
+      expect((await readBriefJson(inbox, reference)).email).toBe(senders[index]);
+      const delivery = await readDeliveryJson(inbox, reference);
+      expect(delivery?.acknowledgment).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/not sent: .*could not be checked/),
+      });
+      expect(delivery?.acknowledgment).not.toHaveProperty("suppressed");
+      expect(JSON.stringify(delivery)).not.toContain(senders[index]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const email of senders) expect(acknowledgmentsTo(smtp, email)).toHaveLength(0);
+    expect(heldBack()).toHaveLength(1);
+    for (const email of senders) expect(app.output()).not.toContain(email);
+  });
+});
