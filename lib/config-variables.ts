@@ -215,9 +215,9 @@ export const VARIABLES = [
     default: "`false`",
     example: "",
     summary:
-      "`true`: each brief's sender gets an acknowledgment email, at most one per address per 10 minutes; needs `SMTP_URL` and `EMAIL_FROM` (see [the acknowledgment](#acknowledgment-to-the-submitter))",
+      "`true`: each brief's sender gets an acknowledgment email, at most one per address per 10 minutes; needs `SMTP_URL`, `EMAIL_FROM` and human verification (`TURNSTILE_SECRET_KEY`, `TURNSTILE_SITE_KEY`) (see [the acknowledgment](#acknowledgment-to-the-submitter))",
     notes:
-      'Acknowledgment to the submitter: true emails each brief\'s sender "We received your brief – <reference>", at most one per address per 10 minutes (docs/configuration.md, Acknowledgment to the submitter). Needs SMTP_URL and EMAIL_FROM (not EMAIL_TO): the start stops, naming what is missing.',
+      'Acknowledgment to the submitter: true emails each brief\'s sender "We received your brief – <reference>", at most one per address per 10 minutes (docs/configuration.md, Acknowledgment to the submitter). Needs SMTP_URL and EMAIL_FROM (not EMAIL_TO), and human verification (TURNSTILE_SECRET_KEY and TURNSTILE_SITE_KEY), since the form names the address it goes to: the start stops, naming what is missing.',
   },
   {
     name: "EMAIL_REPLY_TO",

@@ -425,6 +425,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     );
   }
 
+  if (contactAcknowledge && !(raw.TURNSTILE_SECRET_KEY && raw.TURNSTILE_SITE_KEY)) {
+    // Without a check that a person sent the form, anyone could aim the acknowledgment at any address.
+    problems.push(
+      "CONTACT_ACKNOWLEDGE=true emails whatever address the form names, so it needs human verification: TURNSTILE_SECRET_KEY and TURNSTILE_SITE_KEY must both be set",
+    );
+  }
+
   const replyTo = raw.EMAIL_REPLY_TO ? parseMailbox(raw.EMAIL_REPLY_TO) : null;
   if (raw.EMAIL_REPLY_TO && !replyTo) {
     problems.push(

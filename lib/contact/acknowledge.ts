@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Mailbox } from "../config";
 import type { BriefRecord } from "../inbox";
 import { type AcknowledgmentOutcome, describeFailure } from "../notify";
-import type { Cooldown } from "../ratelimit";
+import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
 import { withTimeout } from "../timeout";
 import {
   BriefAcknowledgmentEmail,
@@ -15,13 +15,21 @@ import {
 export const ACKNOWLEDGMENT_WITHIN_WINDOW =
   "not sent: an acknowledgment went to this address within 10 minutes";
 
-/** `error` of an acknowledgment not sent because human verification was on and did not pass. */
+/** `error` of an acknowledgment not sent because human verification did not pass. */
 export const ACKNOWLEDGMENT_UNVERIFIED = "not sent: human verification did not pass";
+
+/**
+ * `error` of an acknowledgment not sent because Redis could not say whether the window was open.
+ * A failure, not a suppression: `redeliver --acknowledgment` may send it once Redis answers.
+ */
+export const ACKNOWLEDGMENT_WINDOW_UNCHECKED =
+  "not sent: the 10-minute window could not be checked (Redis unavailable)";
 
 /**
  * Emails a brief's sender that it arrived (`CONTACT_ACKNOWLEDGE=true`): at most one per address per
  * 10 minutes, counted in `cooldown` (the rate limits' store) under a hash of the lowercased
- * address, never the address. Each attempt is bounded by `timeoutMs` in all, window included.
+ * address, never the address; when the window cannot be checked, none. Each attempt is bounded by
+ * `timeoutMs` in all, window included.
  */
 export class Acknowledger {
   constructor(
@@ -33,9 +41,10 @@ export class Acknowledger {
 
   /** Never rejects: the outcome says what happened, for `delivery.json`. */
   async acknowledge(record: BriefRecord): Promise<AcknowledgmentOutcome> {
-    // `unavailable`: Turnstile was on but could not be asked, so the visitor was let through
-    // unchecked. That is not a pass: a bot could use the outage to aim mail at anyone.
-    if (record.verification === "unavailable") {
+    // Only a pass: `unavailable` (siteverify could not be asked, the visitor let through unchecked)
+    // would let a bot use an outage to aim mail at anyone; `off` is a brief stored before the
+    // acknowledgment needed Turnstile, which redeliver may meet.
+    if (record.verification !== "passed") {
       return { ok: false, at: now(), suppressed: true, error: ACKNOWLEDGMENT_UNVERIFIED };
     }
     try {
@@ -47,25 +56,34 @@ export class Acknowledger {
     }
   }
 
+  /** The window first: only an email that will be sent is rendered. */
   private async send(record: BriefRecord): Promise<AcknowledgmentOutcome> {
-    const email = await renderEmail(BriefAcknowledgmentEmail({ record }));
-    const claim = await this.cooldown.claim(recipientId(record.email));
+    const claim = await this.claim(record.email);
+    if (claim === "unchecked") return { ok: false, at: now(), error: ACKNOWLEDGMENT_WINDOW_UNCHECKED };
     if (claim === null) {
       return { ok: false, at: now(), suppressed: true, error: ACKNOWLEDGMENT_WITHIN_WINDOW };
     }
-    try {
+    // Not sent: the window is given back, so a redelivery (or the next brief) can send one.
+    await releasedOnFailure(claim, async () => {
+      const email = await renderEmail(BriefAcknowledgmentEmail({ record }));
       await this.mailer.send({
         to: record.email,
         subject: briefAcknowledgmentSubject(record.reference),
         ...email,
         ...(this.replyTo ? { replyTo: this.replyTo } : {}),
       });
+    });
+    return { ok: true, at: now() };
+  }
+
+  /** The address's window; `"unchecked"` while Redis cannot tell (the cooldown warns, throttled). */
+  private async claim(address: string): Promise<CooldownClaim | null | "unchecked"> {
+    try {
+      return await this.cooldown.claim(recipientId(address));
     } catch (error) {
-      // Not sent: the window is given back, so a redelivery (or the next brief) can send one.
-      await claim.release();
+      if (error instanceof CooldownUnavailableError) return "unchecked";
       throw error;
     }
-    return { ok: true, at: now() };
   }
 }
 

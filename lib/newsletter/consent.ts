@@ -4,7 +4,12 @@ import { ApiError, validationFailed } from "../http/errors";
 import type { ObjectStore } from "../inbox";
 import type { LinkSigner } from "../links";
 import { describeFailure, type SubscriberEvents, type SubscriberEventType } from "../notify";
-import type { Cooldowns } from "../ratelimit";
+import {
+  type CooldownClaim,
+  CooldownUnavailableError,
+  type Cooldowns,
+  releasedOnFailure,
+} from "../ratelimit";
 import {
   NewsletterConfirmationEmail,
   newsletterConfirmationSubject,
@@ -48,7 +53,8 @@ export type SubscribeOutcome = "subscribed" | "already-subscribed" | "confirmati
  * confirmation link (at most one per address per 10 minutes: a request inside that window sends
  * none and is answered the same). The record is stored before the email is sent: when the email
  * cannot be sent the answer is 503 `email_unavailable`, the pending record stays, and the window
- * is given back, so a retry sends it.
+ * is given back, so a retry sends it. While Redis cannot say whether the window is open, no email
+ * is sent and the answer is the same 503.
  */
 export async function requestSubscription(
   services: NewsletterServices,
@@ -95,31 +101,45 @@ async function sendConfirmation(services: NewsletterServices, record: Subscriber
   if (!visitorMailer || !links)
     throw new Error("Double opt-in needs SMTP_URL, EMAIL_FROM and LINK_SIGNING_SECRET");
   const id = subscriberId(record.email);
-  const urls = newsletterLinks(links, services.config.siteOrigin, id, now);
-  const email = await renderEmail(
-    NewsletterConfirmationEmail({
-      email: record.email,
-      topics: record.topics,
-      confirmUrl: urls.confirm,
-      unsubscribeUrl: urls.unsubscribePage,
-      validFor: "7 days",
-    }),
-  );
-  const claim = await services.cooldowns.confirmation.claim(id);
+  const claim = await claimConfirmation(services, id);
   if (claim === null) return; // one was sent within the last 10 minutes
-  try {
-    await visitorMailer.send({
-      to: record.email,
-      subject: newsletterConfirmationSubject,
-      ...email,
-      oneClickUnsubscribeUrl: urls.oneClickUnsubscribe,
-    });
-  } catch (error) {
-    await claim.release();
-    console.warn(
-      `[newsletter] confirmation email for subscriber ${shortId(id)} not sent: ${withoutAddress(describeFailure(error), record.email)}`,
+  // The window first: only an email that will be sent is rendered.
+  await releasedOnFailure(claim, async () => {
+    const urls = newsletterLinks(links, services.config.siteOrigin, id, now);
+    const email = await renderEmail(
+      NewsletterConfirmationEmail({
+        email: record.email,
+        topics: record.topics,
+        confirmUrl: urls.confirm,
+        unsubscribeUrl: urls.unsubscribePage,
+        validFor: "7 days",
+      }),
     );
-    throw new ApiError("email_unavailable", undefined, { cause: error });
+    try {
+      await visitorMailer.send({
+        to: record.email,
+        subject: newsletterConfirmationSubject,
+        ...email,
+        oneClickUnsubscribeUrl: urls.oneClickUnsubscribe,
+      });
+    } catch (error) {
+      console.warn(
+        `[newsletter] confirmation email for subscriber ${shortId(id)} not sent: ${withoutAddress(describeFailure(error), record.email)}`,
+      );
+      throw new ApiError("email_unavailable", undefined, { cause: error });
+    }
+  });
+}
+
+/** The address's window; while Redis cannot tell, 503 `email_unavailable` (the cooldown warns, throttled). */
+async function claimConfirmation(services: NewsletterServices, id: string): Promise<CooldownClaim | null> {
+  try {
+    return await services.cooldowns.confirmation.claim(id);
+  } catch (error) {
+    if (error instanceof CooldownUnavailableError) {
+      throw new ApiError("email_unavailable", undefined, { cause: error });
+    }
+    throw error;
   }
 }
 

@@ -83,7 +83,7 @@ const WHEN: Record<ErrorCode, string> = {
   storage_unavailable:
     "The inbox could not be written or read in time; nothing half-written remains, and sending again is safe.",
   email_unavailable:
-    "Double opt-in: the confirmation email could not be sent. The subscription is stored, pending; sending again retries.",
+    "Double opt-in: the confirmation email could not be sent, or its 10-minute window could not be checked while Redis is down. The subscription is stored, pending; sending again retries.",
   internal_error: "A bug: logged on the server, never described in the body.",
 };
 

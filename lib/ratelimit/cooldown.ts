@@ -2,7 +2,28 @@ import { randomBytes } from "node:crypto";
 import type { Redis } from "@upstash/redis";
 import { OutageLog } from "./outage";
 import type { Cooldown, CooldownClaim } from "./types";
-import { DEFAULT_SUBJECT_KEY, describeRedisFailure, subjectKey } from "./upstash";
+import { DEFAULT_SUBJECT_KEY, describeRedisFailure, describeRedisProblem, subjectKey } from "./upstash";
+
+/**
+ * `Cooldown.claim` could not tell whether a window is open (Redis failed or was slow): unlike
+ * `null` (a window is open), it says nothing about the subject, only that nothing may be sent.
+ */
+export class CooldownUnavailableError extends Error {
+  override name = "CooldownUnavailableError";
+}
+
+/**
+ * Runs what the claim was for; when that fails, gives the window back (so a retry, or the next
+ * attempt, is not held back by an email that never went) and rethrows.
+ */
+export async function releasedOnFailure<T>(claim: CooldownClaim, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    await claim.release();
+    throw error;
+  }
+}
 
 /** How many subjects one process tracks before it forgets the oldest windows. */
 const MAX_SUBJECTS = 100_000;
@@ -55,9 +76,11 @@ export interface UpstashCooldownOptions {
 /**
  * A cooldown every instance shares through Redis: the window is a key set only if absent, expiring
  * with the window (`SET key id NX PX window`), named by a keyed hash of the subject, never the
- * subject itself. When Redis fails or is slow (the client's own bound, 0.8 s), the claim is
- * granted, with a warning, like the rate limits: what it guards is a nuisance, losing the
- * visitor's request would be worse.
+ * subject itself. It fails closed, unlike the rate limits: when Redis fails or is slow (the
+ * client's own bound, 0.8 s) no claim is granted, `claim` rejects with `CooldownUnavailableError`,
+ * and a throttled warning counts what was held back. What it guards is an email to an address the
+ * visitor names: granted unchecked, an outage would let anyone flood that mailbox. The request
+ * itself goes on (the brief is stored; the caller decides what to answer).
  */
 export class UpstashCooldown implements Cooldown {
   readonly driver = "upstash";
@@ -77,6 +100,7 @@ export class UpstashCooldown implements Cooldown {
       this.prefix,
       options.warn ?? ((message) => console.warn(message)),
       options.now ?? Date.now,
+      "closed",
     );
   }
 
@@ -87,8 +111,9 @@ export class UpstashCooldown implements Cooldown {
     try {
       answer = await this.redis.set(key, id, { nx: true, px: this.windowMs });
     } catch (error) {
-      this.outage.failedOpen(`Redis failed: ${describeRedisFailure(error)}`);
-      return { release: async () => {} };
+      const problem = describeRedisProblem(error);
+      this.outage.failed(problem);
+      throw new CooldownUnavailableError(`the window could not be checked: ${problem}`, { cause: error });
     }
     this.outage.answered();
     if (answer !== "OK") return null;

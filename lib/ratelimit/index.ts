@@ -6,6 +6,7 @@ import { MemoryRateLimiter } from "./memory";
 import type { Cooldown, RateLimitDecision, RateLimiter } from "./types";
 import { createRedisClient, UpstashRateLimiter } from "./upstash";
 
+export { CooldownUnavailableError, releasedOnFailure } from "./cooldown";
 export type { Cooldown, CooldownClaim, RateLimitDecision, RateLimiter } from "./types";
 
 /**
@@ -24,7 +25,10 @@ export const OPS_SIGN_IN_RULE: RateLimitRule = { limit: 5, windowMs: 15 * 60_000
 
 export type RateLimiters = Record<RateLimitPolicy, RateLimiter>;
 
-/** One limiter per endpoint, from the configured driver: shared through Redis when it is set up. */
+/**
+ * One limiter per endpoint, from the configured driver: shared through Redis when it is set up.
+ * While Redis fails, every one lets requests through except `opsSignInAddress`, which refuses them.
+ */
 export function createRateLimiters(config: Config): RateLimiters {
   if (config.redis) {
     const redis = createRedisClient(config.redis);
@@ -35,7 +39,11 @@ export function createRateLimiters(config: Config): RateLimiters {
       newsletter: new UpstashRateLimiter(redis, "newsletter", config.rateLimits.newsletter, options),
       confirm: new UpstashRateLimiter(redis, "newsletter-confirm", config.rateLimits.newsletter, options),
       upload: new UpstashRateLimiter(redis, "upload", config.rateLimits.upload, options),
-      opsSignInAddress: new UpstashRateLimiter(redis, "ops-sign-in-address", OPS_SIGN_IN_RULE, options),
+      // It guards the sign-in email: while Redis cannot count, no link goes out (the answer is the same).
+      opsSignInAddress: new UpstashRateLimiter(redis, "ops-sign-in-address", OPS_SIGN_IN_RULE, {
+        ...options,
+        failClosed: true,
+      }),
       opsSignInClient: new UpstashRateLimiter(redis, "ops-sign-in-client", OPS_SIGN_IN_RULE, options),
     };
   }
@@ -60,7 +68,10 @@ export type Cooldowns = Record<CooldownPolicy, Cooldown>;
 /** The contract's window for emails to one address: at most one per 10 minutes. */
 export const EMAIL_COOLDOWN_MS = 600_000;
 
-/** One cooldown per policy, in the same store as the rate limits: shared through Redis when it is set up. */
+/**
+ * One cooldown per policy, in the same store as the rate limits: shared through Redis when it is
+ * set up, and then failing closed (see `UpstashCooldown`).
+ */
 export function createCooldowns(config: Config): Cooldowns {
   if (config.redis) {
     const redis = createRedisClient(config.redis);

@@ -25,6 +25,9 @@ export interface CooldownClaim {
  */
 export interface Cooldown {
   readonly driver: "memory" | "upstash";
-  /** Opens the subject's window and answers the claim; `null` while a window is open. */
+  /**
+   * Opens the subject's window and answers the claim; `null` while a window is open. Rejects with
+   * `CooldownUnavailableError` when it cannot tell (Redis down or slow): nothing is to be sent then.
+   */
   claim(subject: string): Promise<CooldownClaim | null>;
 }

@@ -2,12 +2,13 @@ import { createHmac } from "node:crypto";
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import type { RateLimitRule } from "../config";
-import { OutageLog } from "./outage";
+import { type FailureMode, OutageLog } from "./outage";
 import type { RateLimitDecision, RateLimiter } from "./types";
 
 /**
- * How long a limit check may wait for Redis before the request goes on unchecked. The contract
- * allows 1.5 s; the rest is margin for the request's own work.
+ * How long a limit check may wait for Redis before the request goes on unchecked (or, for a
+ * window that guards an email, before the email is held back). The contract allows 1.5 s; the
+ * rest is margin for the request's own work.
  */
 export const REDIS_TIMEOUT_MS = 800;
 
@@ -49,6 +50,11 @@ export interface UpstashRateLimiterOptions {
   /** Keys `subjectKey`: `IP_HASH_SALT` when it is set, the same on every instance. */
   subjectSecret?: string;
   timeoutMs?: number;
+  /**
+   * Refuse (`allowed: false`) instead of allowing while Redis fails or is slow: for a budget that
+   * guards an email to an address, where letting requests through unchecked could flood a mailbox.
+   */
+  failClosed?: boolean;
   warn?: (message: string) => void;
   now?: () => number;
 }
@@ -57,9 +63,9 @@ export interface UpstashRateLimiterOptions {
  * A limit shared by every instance through Redis: `@upstash/ratelimit`'s sliding window (the
  * current fixed window plus the previous one, weighted by how much of it still overlaps), under
  * one key prefix per policy, each subject under its `subjectKey`. When Redis is slow, down or
- * answers with an error, the request goes on as if allowed, within `timeoutMs`, and a warning is
- * logged: limits are a guard against floods, and losing briefs because Redis is unavailable would
- * be worse.
+ * answers with an error, the request goes on as if allowed, within `timeoutMs`, and a throttled
+ * warning is logged: limits are a guard against floods, and losing briefs because Redis is
+ * unavailable would be worse. With `failClosed` it is refused instead (see the option).
  */
 export class UpstashRateLimiter implements RateLimiter {
   readonly driver = "upstash";
@@ -69,13 +75,16 @@ export class UpstashRateLimiter implements RateLimiter {
   private readonly subjectSecret: string;
   private readonly now: () => number;
   private readonly outage: OutageLog;
+  private readonly failure: FailureMode;
 
   constructor(redis: Redis, policy: string, rule: RateLimitRule, options: UpstashRateLimiterOptions = {}) {
     this.rule = rule;
     this.prefix = `intake:ratelimit:${policy}`;
     this.subjectSecret = options.subjectSecret ?? DEFAULT_SUBJECT_KEY;
     this.now = options.now ?? Date.now;
-    this.outage = new OutageLog(this.prefix, options.warn ?? ((message) => console.warn(message)), this.now);
+    this.failure = options.failClosed ? "closed" : "open";
+    const warn = options.warn ?? ((message: string) => console.warn(message));
+    this.outage = new OutageLog(this.prefix, warn, this.now, this.failure);
     this.ratelimit = new Ratelimit({
       redis,
       prefix: this.prefix,
@@ -94,7 +103,7 @@ export class UpstashRateLimiter implements RateLimiter {
   async consume(subject: string): Promise<RateLimitDecision> {
     try {
       const result = await this.ratelimit.limit(subjectKey(subject, this.subjectSecret));
-      if (result.reason === "timeout") return this.failOpen("Redis did not answer in time");
+      if (result.reason === "timeout") return this.unchecked(REDIS_TOO_SLOW);
       this.outage.answered();
       return {
         allowed: result.success,
@@ -103,25 +112,36 @@ export class UpstashRateLimiter implements RateLimiter {
         resetAt: result.reset,
       };
     } catch (error) {
-      // The client's own per-request bound (an abort) can beat the limiter's timeout.
-      if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-        return this.failOpen("Redis did not answer in time");
-      }
-      return this.failOpen(`Redis failed: ${describeRedisFailure(error)}`);
+      return this.unchecked(describeRedisProblem(error));
     }
   }
 
-  /** Lets the request through, reported as the first in a fresh window: the count is unknown. */
-  private failOpen(problem: string): RateLimitDecision {
+  /**
+   * Failing open: allowed, reported as the first in a fresh window. Failing closed: refused, none
+   * left. Either way the count is unknown.
+   */
+  private unchecked(problem: string): RateLimitDecision {
     const now = this.now();
-    this.outage.failedOpen(problem);
+    this.outage.failed(problem);
+    const allowed = this.failure === "open";
     return {
-      allowed: true,
+      allowed,
       limit: this.rule.limit,
-      remaining: this.rule.limit - 1,
+      remaining: allowed ? this.rule.limit - 1 : 0,
       resetAt: now + this.rule.windowMs,
     };
   }
+}
+
+const REDIS_TOO_SLOW = "Redis did not answer in time";
+
+/** What went wrong with a Redis call, in one line for the warning: too slow, or how it failed. */
+export function describeRedisProblem(error: unknown): string {
+  // The client's own per-request bound (an abort) can beat the limiter's timeout.
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return REDIS_TOO_SLOW;
+  }
+  return `Redis failed: ${describeRedisFailure(error)}`;
 }
 
 /**

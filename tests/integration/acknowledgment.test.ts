@@ -4,7 +4,7 @@ import { readBriefJson, readDeliveryJson } from "../support/inbox";
 import { runInbox } from "../support/ops";
 import { header, mailsTo } from "../support/opt-in";
 import { type RedisServer, startRedis } from "../support/redis";
-import { type AppServer, startApp, tempDir } from "../support/server";
+import { type AppServer, startApp, startAppExpectingFailure, tempDir } from "../support/server";
 import { type SiteverifyStandIn, standInToken, startSiteverifyStandIn } from "../support/siteverify-standin";
 import { type ReceivedMail, type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { startUpstashBridge, type UpstashBridge } from "../support/upstash-bridge";
@@ -17,6 +17,31 @@ import { startUpstashBridge, type UpstashBridge } from "../support/upstash-bridg
 
 const OPS = "ops@studio.example";
 const FROM = "Studio <intake@studio.example>";
+const TURNSTILE_SECRET = "0x4AAAAAAA-integration-secret";
+
+/** The acknowledgment needs human verification: every app here checks with the siteverify stand-in. */
+let siteverify: SiteverifyStandIn;
+
+beforeAll(async () => {
+  siteverify = await startSiteverifyStandIn({ secret: TURNSTILE_SECRET, hostname: "127.0.0.1" });
+});
+
+afterAll(async () => {
+  await siteverify?.stop();
+});
+
+function turnstileEnv(): Record<string, string> {
+  return {
+    TURNSTILE_SECRET_KEY: TURNSTILE_SECRET,
+    TURNSTILE_SITE_KEY: "0x4AAAAAAA-integration-site-key",
+    TURNSTILE_VERIFY_URL: siteverify.url,
+  };
+}
+
+/** The form field of a token siteverify passes (or answers as `behaviour`). */
+function passed(behaviour: Parameters<typeof standInToken>[0] = "pass"): Record<string, string> {
+  return { "cf-turnstile-response": standInToken(behaviour, "contact") };
+}
 
 let counter = 0;
 const freshEmail = () => `sender${(counter += 1)}@ack-${Date.now().toString(36)}.example`;
@@ -55,6 +80,7 @@ describe("the acknowledgment email", () => {
       SMTP_URL: smtp.url,
       EMAIL_FROM: FROM,
       EMAIL_TO: `${OPS}, second@studio.example`,
+      ...turnstileEnv(),
     });
   });
 
@@ -63,14 +89,11 @@ describe("the acknowledgment email", () => {
     await smtp?.stop();
   });
 
-  it("has the reference in its subject, labels not wire values, the file's name and size, the next steps, and Reply-To the first EMAIL_TO", async () => {
+  it("has the reference in its subject, labels not wire values, the file's size, the next steps, and Reply-To the first EMAIL_TO", async () => {
     const email = freshEmail();
-    const name = "Ada <script>alert(1)</script> Lovelace";
-    const description =
-      "Line one <b>bold</b> <script>alert('x')</script>\r\nBcc: victim@evil.example\r\nSubject: hijacked";
     const { status, body } = await send(
       app,
-      { name, email, description },
+      { email, ...passed() },
       {
         bytes: new TextEncoder().encode("# Our brief\n\nPlease read.\n".repeat(100)),
         name: "brief notes.md",
@@ -79,21 +102,11 @@ describe("the acknowledgment email", () => {
     );
     expect(status).toBe(200);
     const reference = body.reference as string;
-    const [mail] = await waitFor(() => {
-      const mails = acknowledgmentsTo(smtp, email);
-      return mails.length > 0 ? mails : undefined;
-    });
-    if (!mail) throw new Error("no acknowledgment");
+    const mail = await waitFor(() => acknowledgmentsTo(smtp, email)[0]);
     expect(mail.envelope.to).toEqual([email]);
     expect(mail.parsed.subject).toBe(`We received your brief \u2013 ${reference}`);
     expect(mail.parsed.from?.address).toBe("intake@studio.example");
     expect(mail.parsed.replyTo?.map((box) => box.address)).toEqual([OPS]);
-    // No header carries the visitor's lines: the Bcc and Subject inside the description stay text.
-    expect(header(mail, "bcc")).toBeUndefined();
-    expect(mail.parsed.headers.filter((entry) => entry.key === "subject")).toHaveLength(1);
-    const rawHeaders = mail.raw.toString("latin1").split("\r\n\r\n")[0] ?? "";
-    expect(rawHeaders).not.toMatch(/^(Bcc|Subject: hijacked)/im);
-    expect(rawHeaders).not.toContain("victim@evil.example");
     expect(mail.parsed.attachments).toEqual([]);
 
     const text = mail.parsed.text ?? "";
@@ -102,33 +115,70 @@ describe("the acknowledgment email", () => {
       "Project type: AI system",
       "Budget: $50k-$100k",
       "Timeline: 3-6 months",
-      "Company: Analytical Engines Ltd",
-      "Attachment: brief notes.md (2.5 KB)",
+      "Attachment: a file (2.5 KB)",
       "A partner reads every brief within two working days.",
       "If we are a good fit, you get a written proposal within a week of that call.",
-      name,
-      "Bcc: victim@evil.example",
     ]) {
       expect(text).toContain(expected);
     }
     expect(text).not.toContain("ai-system");
     expect(text).not.toContain("50k-100k\n");
-
-    const html = mail.parsed.html ?? "";
-    expect(html).not.toContain("<script>");
-    expect(html).not.toContain("<b>bold</b>");
-    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
-    expect(html).toContain("AI system");
-    expect(html).toContain("brief notes.md");
+    expect(mail.parsed.html ?? "").toContain("AI system");
 
     const delivery = await readDeliveryJson(inbox, reference);
     expect(delivery?.acknowledgment).toMatchObject({ ok: true });
     expect(body.forwarded).toEqual(["email"]);
   });
 
+  it("repeats nothing the visitor typed: no name, address, company, role, description or file name", async () => {
+    const email = freshEmail();
+    const typed = {
+      name: "Name-Marker-7f3a <script>alert(1)</script>",
+      company: "Company-Marker-51bd https://spam.example/company",
+      role: "Role-Marker-a04e",
+      description:
+        "Description-Marker-e81c: claim your prize at https://spam.example/offer\r\nBcc: victim@evil.example",
+    };
+    const { status, body } = await send(
+      app,
+      { email, ...typed, ...passed() },
+      {
+        bytes: new TextEncoder().encode("# Notes\n"),
+        name: "Filename-Marker-93d2.md",
+        type: "text/markdown",
+      },
+    );
+    expect(status).toBe(200);
+    const mail = await waitFor(() => acknowledgmentsTo(smtp, email)[0]);
+    const rawHeaders = mail.raw.toString("latin1").split("\r\n\r\n")[0] ?? "";
+    expect(header(mail, "bcc")).toBeUndefined();
+    for (const part of [
+      mail.parsed.subject ?? "",
+      mail.parsed.text ?? "",
+      mail.parsed.html ?? "",
+      rawHeaders,
+    ]) {
+      for (const marker of [
+        "Name-Marker-7f3a",
+        "Company-Marker-51bd",
+        "Role-Marker-a04e",
+        "Description-Marker-e81c",
+        "Filename-Marker-93d2",
+        "spam.example",
+        "victim@evil.example",
+      ]) {
+        expect(part).not.toContain(marker);
+      }
+    }
+    // The address is the envelope's and the To header's only: the body never quotes it.
+    expect(mail.parsed.text ?? "").not.toContain(email);
+    expect(mail.parsed.html ?? "").not.toContain(email);
+    expect(mail.parsed.text ?? "").toContain(body.reference as string);
+  });
+
   it("refuses a name with CRLF (single-line field): nothing stored, nothing sent", async () => {
     const email = freshEmail();
-    const { status } = await send(app, { name: "Ada\r\nBcc: victim@evil.example", email });
+    const { status } = await send(app, { name: "Ada\r\nBcc: victim@evil.example", email, ...passed() });
     expect(status).toBe(422);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(acknowledgmentsTo(smtp, email)).toHaveLength(0);
@@ -136,7 +186,7 @@ describe("the acknowledgment email", () => {
 
   it("sends nothing for a honeypot catch", async () => {
     const email = freshEmail();
-    const { status, body } = await send(app, { email, website: "https://spam.example" });
+    const { status, body } = await send(app, { email, website: "https://spam.example", ...passed() });
     expect(status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(acknowledgmentsTo(smtp, email)).toHaveLength(0);
@@ -145,8 +195,8 @@ describe("the acknowledgment email", () => {
 
   it("sends one per address per 10 minutes, whatever the case, and records the second as suppressed", async () => {
     const email = freshEmail();
-    const first = await send(app, { email });
-    const second = await send(app, { email: email.toUpperCase() });
+    const first = await send(app, { email, ...passed() });
+    const second = await send(app, { email: email.toUpperCase(), ...passed() });
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(second.body.forwarded).toEqual(["email"]);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -159,15 +209,12 @@ describe("the acknowledgment email", () => {
   });
 });
 
-describe("with human verification on", () => {
-  const SECRET = "0x4AAAAAAA-integration-secret";
-  let siteverify: SiteverifyStandIn;
+describe("with EMAIL_REPLY_TO", () => {
   let smtp: SmtpTestServer;
   let inbox: string;
   let app: AppServer;
 
   beforeAll(async () => {
-    siteverify = await startSiteverifyStandIn({ secret: SECRET, hostname: "127.0.0.1" });
     smtp = await startSmtpServer();
     inbox = await tempDir();
     app = await startApp({
@@ -176,25 +223,18 @@ describe("with human verification on", () => {
       SMTP_URL: smtp.url,
       EMAIL_FROM: FROM,
       EMAIL_REPLY_TO: "Hello <hello@studio.example>",
-      TURNSTILE_SECRET_KEY: SECRET,
-      TURNSTILE_SITE_KEY: "0x4AAAAAAA-integration-site-key",
-      TURNSTILE_VERIFY_URL: siteverify.url,
+      ...turnstileEnv(),
     });
   });
 
   afterAll(async () => {
     await app?.stop();
     await smtp?.stop();
-    await siteverify?.stop();
-  });
-
-  const token = (behaviour: Parameters<typeof standInToken>[0]) => ({
-    "cf-turnstile-response": standInToken(behaviour, "contact"),
   });
 
   it("a passed check is acknowledged, with Reply-To EMAIL_REPLY_TO", async () => {
     const email = freshEmail();
-    const { status } = await send(app, { email, ...token("pass") });
+    const { status } = await send(app, { email, ...passed("pass") });
     expect(status).toBe(200);
     const mail = await waitFor(() => acknowledgmentsTo(smtp, email)[0]);
     expect(mail.parsed.replyTo?.map((box) => box.address)).toEqual(["hello@studio.example"]);
@@ -202,7 +242,7 @@ describe("with human verification on", () => {
 
   it("a failed check sends nothing", async () => {
     const email = freshEmail();
-    const { status } = await send(app, { email, ...token("fail") });
+    const { status } = await send(app, { email, ...passed("fail") });
     expect(status).toBeGreaterThanOrEqual(400);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(acknowledgmentsTo(smtp, email)).toHaveLength(0);
@@ -210,7 +250,7 @@ describe("with human verification on", () => {
 
   it("an unavailable check (siteverify down, the brief let through) sends nothing and records why", async () => {
     const email = freshEmail();
-    const { status, body } = await send(app, { email, ...token("error-500") });
+    const { status, body } = await send(app, { email, ...passed("error-500") });
     expect(status).toBe(200);
     expect((await readBriefJson(inbox, body.reference as string)).verification).toBe("unavailable");
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -241,6 +281,7 @@ describe("two instances sharing Upstash", () => {
       CONTACT_ACKNOWLEDGE: "true",
       SMTP_URL: smtp.url,
       EMAIL_FROM: FROM,
+      ...turnstileEnv(),
     };
     [first, second] = await Promise.all([startApp(env), startApp(env)]);
   });
@@ -254,7 +295,9 @@ describe("two instances sharing Upstash", () => {
 
   it("one acknowledgment per address per 10 minutes across both, keyed by a hash, never the address", async () => {
     const email = freshEmail();
-    for (const app of [first, second, first]) expect((await send(app, { email })).status).toBe(200);
+    for (const app of [first, second, first]) {
+      expect((await send(app, { email, ...passed() })).status).toBe(200);
+    }
     await waitFor(() => acknowledgmentsTo(smtp, email)[0]);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(acknowledgmentsTo(smtp, email)).toHaveLength(1);
@@ -287,6 +330,7 @@ describe("a hung SMTP server", () => {
       SMTP_URL: smtp.url,
       EMAIL_FROM: FROM,
       NOTIFY_TIMEOUT_MS: String(TIMEOUT_MS),
+      ...turnstileEnv(),
     });
   });
 
@@ -303,7 +347,7 @@ describe("a hung SMTP server", () => {
     expect((await postContact(app.url, briefForm({}))).status).toBe(422);
     smtp.behave("hang");
     const startedAt = Date.now();
-    const response = await postContact(app.url, briefForm(validBrief({ email })));
+    const response = await postContact(app.url, briefForm(validBrief({ email, ...passed() })));
     const elapsed = Date.now() - startedAt;
     expect(response.status).toBe(200);
     expect(elapsed).toBeLessThan(TIMEOUT_MS + 1_000);
@@ -324,6 +368,7 @@ describe("a hung SMTP server", () => {
       SMTP_URL: smtp.url,
       EMAIL_FROM: FROM,
       NOTIFY_TIMEOUT_MS: "5000",
+      ...turnstileEnv(),
     };
     const plain = await runInbox(["redeliver", reference], { env });
     expect(plain.stderr + plain.stdout).not.toContain("Usage");
@@ -341,5 +386,86 @@ describe("a hung SMTP server", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("nothing to redeliver");
     expect(acknowledgmentsTo(smtp, email)).toHaveLength(1);
+  });
+});
+
+describe("without human verification", () => {
+  it("CONTACT_ACKNOWLEDGE=true stops the start, naming it and the Turnstile keys", async () => {
+    const { code, output } = await startAppExpectingFailure({
+      INBOX_DIR: await tempDir(),
+      CONTACT_ACKNOWLEDGE: "true",
+      SMTP_URL: "smtp://127.0.0.1:2525",
+      EMAIL_FROM: FROM,
+    });
+    expect(code).not.toBe(0);
+    for (const name of ["CONTACT_ACKNOWLEDGE", "TURNSTILE_SECRET_KEY", "TURNSTILE_SITE_KEY"]) {
+      expect(output).toContain(name);
+    }
+  });
+});
+
+describe("while Redis is down or slow, the window fails closed", () => {
+  let redis: RedisServer;
+  let bridge: UpstashBridge;
+  let smtp: SmtpTestServer;
+  let inbox: string;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    bridge = await startUpstashBridge(redis.port);
+    smtp = await startSmtpServer();
+    inbox = await tempDir();
+    app = await startApp({
+      INBOX_DIR: inbox,
+      UPSTASH_REDIS_REST_URL: bridge.url,
+      UPSTASH_REDIS_REST_TOKEN: bridge.token,
+      CONTACT_ACKNOWLEDGE: "true",
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: FROM,
+      EMAIL_TO: OPS,
+      ...turnstileEnv(),
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await smtp?.stop();
+    await bridge?.close();
+    await redis?.stop();
+  });
+
+  const heldBack = () =>
+    app.output().match(/\[ratelimit\] .*under intake:cooldown:acknowledgment held back/g) ?? [];
+
+  it("stores and forwards the brief (200), sends no acknowledgment, records why without the address, and warns once", async () => {
+    expect((await send(app, { email: freshEmail(), ...passed() })).status).toBe(200); // Redis answers
+    const senders = [freshEmail(), freshEmail(), freshEmail()];
+    const answers = [];
+    redis.pause();
+    try {
+      answers.push(await send(app, { email: senders[0]!, ...passed() }));
+    } finally {
+      await redis.kill();
+    }
+    for (const email of senders.slice(1)) answers.push(await send(app, { email, ...passed() }));
+
+    for (const [index, { status, body }] of answers.entries()) {
+      expect(status).toBe(200);
+      expect(body.forwarded).toEqual(["email"]);
+      const reference = body.reference as string;
+      expect((await readBriefJson(inbox, reference)).email).toBe(senders[index]);
+      const delivery = await readDeliveryJson(inbox, reference);
+      expect(delivery?.acknowledgment).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/not sent: .*could not be checked/),
+      });
+      expect(delivery?.acknowledgment).not.toHaveProperty("suppressed");
+      expect(JSON.stringify(delivery)).not.toContain(senders[index]);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const email of senders) expect(acknowledgmentsTo(smtp, email)).toHaveLength(0);
+    expect(heldBack()).toHaveLength(1);
+    for (const email of senders) expect(app.output()).not.toContain(email);
   });
 });

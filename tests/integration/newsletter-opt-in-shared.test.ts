@@ -105,4 +105,24 @@ describe("double opt-in across two instances", () => {
     expect([...((await record(email)).topics as string[])].sort()).toEqual([...topics].sort());
     expect((await record(email)).status).toBe("pending");
   });
+
+  // Last: it kills Redis.
+  it("while Redis is down: 503 email_unavailable, the record pending, no email, one warning; the limit still fails open", async () => {
+    const email = freshEmail();
+    await redis.kill();
+    for (const app of [first, first, first]) {
+      const started = Date.now();
+      const response = await postNewsletter(app.url, { email, topics: ["AI"] });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ ok: false, error: "email_unavailable" });
+    }
+    expect(await record(email)).toMatchObject({ status: "pending", topics: ["AI"] });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mailsTo(smtp, email)).toHaveLength(0);
+    const output = first.output();
+    expect(output.match(/\[ratelimit\] .*under intake:cooldown:confirmation held back/g)).toHaveLength(1);
+    expect(output).toMatch(/\[ratelimit\] .*under intake:ratelimit:newsletter let through unchecked/);
+    expect(output).not.toContain(email);
+  });
 });

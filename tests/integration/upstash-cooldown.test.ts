@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CooldownUnavailableError } from "@/lib/ratelimit";
 import { UpstashCooldown } from "@/lib/ratelimit/cooldown";
 import { createRedisClient } from "@/lib/ratelimit/upstash";
 import { type RedisServer, startRedis } from "../support/redis";
@@ -100,7 +101,7 @@ describe("UpstashCooldown against Redis", () => {
     expect(claims.filter((claim) => claim !== null)).toHaveLength(1);
   });
 
-  it("when Redis cannot be reached: granted within 1.5 s, with a warning that names no subject", async () => {
+  it("when Redis cannot be reached: not granted (could not check, not a window open), with a warning that names no subject", async () => {
     const { warn, warnings } = collectingWarnings();
     const url = `http://127.0.0.1:${await freePort()}`;
     const cooldown = new UpstashCooldown(createRedisClient({ url, token: "x" }), "confirmation", 600_000, {
@@ -108,26 +109,24 @@ describe("UpstashCooldown against Redis", () => {
     });
     const subject = freshSubject();
     const started = Date.now();
-    const claim = await cooldown.claim(subject);
+    await expect(cooldown.claim(subject)).rejects.toBeInstanceOf(CooldownUnavailableError);
     expect(Date.now() - started).toBeLessThan(1_500);
-    expect(claim).not.toBeNull();
-    await claim?.release();
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^\[ratelimit\] Redis failed: .*; 1 request\(s\) under intake:cooldown:confirmation/,
+        /^\[ratelimit\] Redis failed: .*; 1 email\(s\) under intake:cooldown:confirmation held back/,
       ),
     ]);
     expect(warnings[0]).not.toContain(subject);
   });
 
-  it("while Redis hangs: granted within 1.5 s, and it counts again once Redis answers", async () => {
+  it("while Redis hangs: not granted within 1.5 s, and it counts again once Redis answers", async () => {
     const { warn, warnings } = collectingWarnings();
     const cooldown = new UpstashCooldown(createRedisClient(bridge), "confirmation", 600_000, { warn });
     const subject = freshSubject();
     redis.pause();
     try {
       const started = Date.now();
-      expect(await cooldown.claim(subject)).not.toBeNull();
+      await expect(cooldown.claim(subject)).rejects.toBeInstanceOf(CooldownUnavailableError);
       expect(Date.now() - started).toBeLessThan(1_500);
     } finally {
       redis.resume();
@@ -138,8 +137,41 @@ describe("UpstashCooldown against Redis", () => {
     expect(await cooldown.claim(next)).not.toBeNull();
     expect(await cooldown.claim(next)).toBeNull();
     expect(warnings).toEqual([
-      expect.stringMatching(/Redis failed/),
+      expect.stringMatching(/Redis did not answer in time; 1 email\(s\) .* held back/),
       expect.stringMatching(/Redis answers again/),
     ]);
+  });
+
+  it("while Redis is down: one warning per 10 s however many are held back, with their count", async () => {
+    let now = 1_000_000;
+    const { warn, warnings } = collectingWarnings();
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const cooldown = new UpstashCooldown(createRedisClient({ url, token: "x" }), "acknowledgment", 600_000, {
+      warn,
+      now: () => now,
+    });
+    for (let i = 0; i < 4; i++) {
+      await expect(cooldown.claim(freshSubject())).rejects.toBeInstanceOf(CooldownUnavailableError);
+    }
+    now += 10_000;
+    await expect(cooldown.claim(freshSubject())).rejects.toBeInstanceOf(CooldownUnavailableError);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/1 email\(s\) under intake:cooldown:acknowledgment held back/);
+    expect(warnings[1]).toMatch(/4 email\(s\) under intake:cooldown:acknowledgment held back/);
+    for (const warning of warnings) expect(warning).not.toMatch(/unchecked|let through/);
+  });
+
+  it("when Redis is killed behind the bridge: not granted, and never granted twice after it", async () => {
+    const { warn, warnings } = collectingWarnings();
+    const cooldown = new UpstashCooldown(createRedisClient(bridge), "acknowledgment", 600_000, { warn });
+    const subject = freshSubject();
+    expect(await cooldown.claim(subject)).not.toBeNull();
+    await redis.kill();
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      await expect(cooldown.claim(freshSubject())).rejects.toBeInstanceOf(CooldownUnavailableError);
+      expect(Date.now() - started).toBeLessThan(1_500);
+    }
+    expect(warnings).toEqual([expect.stringMatching(/\[ratelimit\] Redis failed: .* held back/)]);
   });
 });

@@ -262,3 +262,105 @@ describe("UpstashRateLimiter fails open", () => {
     expect(warnings).toEqual([expect.stringMatching(/\[ratelimit\] Redis failed/)]);
   });
 });
+
+describe("UpstashRateLimiter with failClosed (a budget that guards an email)", () => {
+  let redis: RedisServer;
+  let bridge: UpstashBridge;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    bridge = await startUpstashBridge(redis.port);
+  });
+
+  afterEach(() => {
+    redis?.resume();
+  });
+
+  afterAll(async () => {
+    await bridge?.close();
+    await redis?.stop();
+  });
+
+  it("counts like any other while Redis answers", async () => {
+    await awayFromWindowEdge(rule.windowMs);
+    const limiter = new UpstashRateLimiter(createRedisClient(bridge), "ops-sign-in-address", rule, {
+      failClosed: true,
+    });
+    const subject = freshSubject();
+    const decisions = [];
+    for (let i = 0; i < 4; i++) decisions.push((await limiter.consume(subject)).allowed);
+    expect(decisions).toEqual([true, true, true, false]);
+  });
+
+  it("while Redis hangs: refused within 1.5 s, with a warning; counting resumes when it answers", async () => {
+    await awayFromWindowEdge(rule.windowMs);
+    const { warn, warnings } = collectingWarnings();
+    const limiter = new UpstashRateLimiter(createRedisClient(bridge), "ops-sign-in-address", rule, {
+      warn,
+      failClosed: true,
+    });
+    const subject = freshSubject();
+    redis.pause();
+    const { value: decision, ms } = await timed(limiter.consume(subject));
+    expect(decision).toMatchObject({ allowed: false, limit: 3, remaining: 0 });
+    expect(decision.resetAt).toBeGreaterThan(Date.now());
+    expect(ms).toBeLessThan(CONTRACT_FAIL_OPEN_MS);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /\[ratelimit\] Redis did not answer in time; 1 email\(s\) under intake:ratelimit:ops-sign-in-address held back/,
+      ),
+    ]);
+
+    redis.resume();
+    expect((await limiter.consume(freshSubject())).allowed).toBe(true);
+    expect(warnings[1]).toMatch(/Redis answers again/);
+  });
+
+  it("when the REST endpoint is unreachable: refused at once; one warning per 10 s, with the count", async () => {
+    let now = 1_000_000;
+    const { warn, warnings } = collectingWarnings();
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const limiter = new UpstashRateLimiter(
+      createRedisClient({ url, token: "x" }),
+      "ops-sign-in-address",
+      rule,
+      {
+        warn,
+        now: () => now,
+        failClosed: true,
+      },
+    );
+    const subject = freshSubject();
+    for (let i = 0; i < 4; i++) expect((await limiter.consume(subject)).allowed).toBe(false);
+    now += 10_000;
+    expect((await limiter.consume(subject)).allowed).toBe(false);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/Redis failed: .*fetch failed; 1 email\(s\) under .* held back/);
+    expect(warnings[1]).toMatch(/4 email\(s\) under intake:ratelimit:ops-sign-in-address held back/);
+    for (const warning of warnings) expect(warning).not.toContain(subject);
+  });
+
+  it("createRateLimiters: only the sign-in's per-address budget fails closed; every other limit fails open", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const limiters = createRateLimiters(
+      parseConfig({ UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: "x", IP_HASH_SALT: "salt" }),
+    );
+    const subject = freshSubject();
+    const allowed = Object.fromEntries(
+      await Promise.all(
+        Object.entries(limiters).map(async ([policy, limiter]) => [
+          policy,
+          (await limiter.consume(subject)).allowed,
+        ]),
+      ),
+    );
+    expect(allowed).toEqual({
+      contact: true,
+      newsletter: true,
+      confirm: true,
+      upload: true,
+      opsSignInAddress: false,
+      opsSignInClient: true,
+    });
+  });
+});

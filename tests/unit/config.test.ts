@@ -378,7 +378,13 @@ describe("newsletter double opt-in and emails to visitors", () => {
 });
 
 describe("acknowledgment to the submitter", () => {
-  const ACK = { CONTACT_ACKNOWLEDGE: "true", SMTP_URL: EMAIL_ENV.SMTP_URL, EMAIL_FROM: EMAIL_ENV.EMAIL_FROM };
+  const TURNSTILE = { TURNSTILE_SECRET_KEY: "0x4AAAAAAA-secret", TURNSTILE_SITE_KEY: "0x4AAAAAAA-site" };
+  const ACK = {
+    CONTACT_ACKNOWLEDGE: "true",
+    SMTP_URL: EMAIL_ENV.SMTP_URL,
+    EMAIL_FROM: EMAIL_ENV.EMAIL_FROM,
+    ...TURNSTILE,
+  };
 
   it("Reply-To is EMAIL_REPLY_TO, else the first EMAIL_TO, else none", () => {
     expect(parseConfig({ ...ACK, EMAIL_REPLY_TO: "Hello <hello@studio.example>" }).acknowledgment).toEqual({
@@ -400,6 +406,16 @@ describe("acknowledgment to the submitter", () => {
     ["no EMAIL_FROM", { ...ACK, EMAIL_FROM: undefined }, ["CONTACT_ACKNOWLEDGE", "EMAIL_FROM not set"]],
     ["a malformed EMAIL_FROM", { ...ACK, EMAIL_FROM: "intake" }, ["EMAIL_FROM"]],
     ["a malformed EMAIL_REPLY_TO", { ...ACK, EMAIL_REPLY_TO: "hello" }, ["EMAIL_REPLY_TO"]],
+    [
+      "no Turnstile",
+      { ...ACK, TURNSTILE_SECRET_KEY: undefined, TURNSTILE_SITE_KEY: undefined },
+      ["CONTACT_ACKNOWLEDGE=true", "human verification", "TURNSTILE_SECRET_KEY", "TURNSTILE_SITE_KEY"],
+    ],
+    [
+      "half of Turnstile",
+      { ...ACK, TURNSTILE_SITE_KEY: undefined },
+      ["CONTACT_ACKNOWLEDGE=true", "human verification", "TURNSTILE_SITE_KEY"],
+    ],
   ])("stops the start naming what is missing or malformed: %s", (_label, env, expected) => {
     const { message } = configError(env);
     for (const text of expected) expect(message).toContain(text);

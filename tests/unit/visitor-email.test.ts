@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   BriefAcknowledgmentEmail,
   type BriefAcknowledgmentProps,
+  briefAcknowledgmentSubject,
   EmailUnavailableError,
   NewsletterConfirmationEmail,
   OpsSignInEmail,
@@ -43,29 +44,72 @@ describe("renderEmail", () => {
   });
 });
 
-describe("renderEmail renders once", () => {
-  const brief: BriefAcknowledgmentProps["record"] = {
-    reference: "NW-20261123-ABCD",
-    name: 'Ada <b>Lovelace</b> & "friends"',
-    email: HOSTILE,
-    company: "Analytical Engines Ltd",
-    role: null,
-    projectType: "ai-system",
-    budget: "50k-100k",
-    timeline: "3-6-months",
-    description: "Line one.\n\nLine two with a link https://example.com/a?b=c&d=e and <script>x</script>.",
-    attachment: {
-      filename: "attachment.pdf",
-      originalName: "Our <brief> & plan.pdf",
-      contentType: "application/pdf",
-      size: 123_456,
-      sha256: "0".repeat(64),
+/** A brief as stored, each visitor-typed field carrying a marker an acknowledgment must never repeat. */
+const MARKED_BRIEF = {
+  reference: "NW-20261123-ABCD",
+  receivedAt: "2026-11-23T10:00:00.000Z",
+  name: "Name-Marker-7f3a Buy pills at https://spam.example/name",
+  email: "victim-marker-2c9e@example.com",
+  company: "Company-Marker-51bd https://spam.example/company",
+  role: "Role-Marker-a04e",
+  projectType: "ai-system",
+  budget: "50k-100k",
+  timeline: "3-6-months",
+  description: "Description-Marker-e81c: click https://spam.example/offer?x=1&y=2 <b>now</b>",
+  attachment: {
+    filename: "attachment.pdf",
+    originalName: "Filename-Marker-93d2 https-spam.example.pdf",
+    contentType: "application/pdf",
+    size: 123_456,
+    sha256: "0".repeat(64),
+  },
+} as const;
+
+const MARKERS = [
+  "Name-Marker-7f3a",
+  "victim-marker-2c9e",
+  "Company-Marker-51bd",
+  "Role-Marker-a04e",
+  "Description-Marker-e81c",
+  "Filename-Marker-93d2",
+  "spam.example",
+];
+
+describe("the acknowledgment repeats nothing the visitor typed", () => {
+  it.each([
+    ["with an attachment", MARKED_BRIEF],
+    ["without one", { ...MARKED_BRIEF, attachment: null }],
+  ])(
+    "%s: subject, text and HTML carry no name, address, company, role, description or file name",
+    async (_, record) => {
+      const { html, text } = await renderEmail(BriefAcknowledgmentEmail({ record }));
+      const subject = briefAcknowledgmentSubject(record.reference);
+      for (const body of [subject, text, html]) {
+        for (const marker of MARKERS) expect(body).not.toContain(marker);
+      }
+      // What it keeps: the reference, the choices as labels, the file's size, what happens next.
+      expect(subject).toContain(record.reference);
+      for (const expected of [
+        record.reference,
+        "Project type: AI system",
+        "Budget: $50k-$100k",
+        "Timeline: 3-6 months",
+        "A partner reads every brief within two working days.",
+      ]) {
+        expect(text).toContain(expected);
+      }
+      if (record.attachment) expect(text).toContain("Attachment: a file (120.6 KB)");
+      else expect(text).toContain("Attachment: none");
     },
-  };
+  );
+});
+
+describe("renderEmail renders once", () => {
+  const brief: BriefAcknowledgmentProps["record"] = MARKED_BRIEF;
   const emails = {
     acknowledgment: BriefAcknowledgmentEmail({ record: brief }),
     "acknowledgment without attachment": BriefAcknowledgmentEmail({
-      record: { ...brief, attachment: null, company: null, description: "x".repeat(5000) },
+      record: { ...brief, attachment: null },
     }),
     confirmation: NewsletterConfirmationEmail({
       email: HOSTILE,
