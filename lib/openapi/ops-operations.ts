@@ -59,7 +59,7 @@ export const OPS_OPERATIONS: OperationSpec[] = [
     operationId: "opsRequestSignInLink",
     tag: "Ops",
     summary: "Ask for a sign-in link",
-    description: `Every valid address gets the same answer, listed in \`OPS_EMAILS\` or not; only a listed address is emailed a link to \`/inbox/sign-in/confirm?token=…\`, valid 15 minutes and usable once. The contact form's origin rule applies, and Turnstile when it is on (action \`ops-sign-in\`). ${FORM} ${OFF}`,
+    description: `Every valid address gets the same answer, listed in \`OPS_EMAILS\` or not, after the same work: everything of the link happens after the answer. Only a listed address is emailed a link to \`/inbox/sign-in/confirm?token=…\`, valid 15 minutes and usable once, at most 5 per 15 minutes whoever asks (past that nothing is sent and the answer is unchanged, never a 429). The contact form's origin rule applies, and Turnstile when it is on (action \`ops-sign-in\`), before any budget is charged. ${FORM} ${OFF}`,
     body: fields(
       named(
         "OpsSignInRequest",
@@ -81,7 +81,7 @@ export const OPS_OPERATIONS: OperationSpec[] = [
       schema: named("OpsLinkSent", answer("link-sent")),
     },
     redirect: "A browser's own form post: back to `/inbox/sign-in?done=link-sent` (or `?error=<code>`).",
-    rateLimit: "5 requests per 15 minutes for one address (lowercased), and apart from one client address",
+    rateLimit: "5 requests per 15 minutes per client address",
     errors: [
       "cross_origin",
       "challenge_failed",

@@ -11,6 +11,7 @@ export {
   liveSession,
   type OpsServices,
   parseSignInEmail,
+  requestSignInLink,
   safeNext,
   sendSignInLink,
   SESSION_COOKIE,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { finishInBackground } from "../background";
+import { afterResponse, type Deferral } from "../background";
 import type { Config } from "../config";
 import { ApiError, validationFailed } from "../http/errors";
 import { expiresIn, InvalidLinkError, type LinkSigner } from "../links";
@@ -58,19 +58,39 @@ export function parseSignInEmail(fields: Record<string, string>): string {
 }
 
 /**
- * Emails the sign-in link when `email` is listed, and does nothing otherwise: the caller answers
- * every address the same way. The email goes after the answer, so its time says nothing either;
- * a failure is logged.
+ * Asks for a sign-in link for `email`: the caller answers every address the same way, and this
+ * does nothing at all before the answer, listed address or not, so neither its work nor its time
+ * says which addresses are listed. `sendSignInLink` runs once the response has gone.
  */
-export function sendSignInLink(
+export function requestSignInLink(
+  ops: OpsServices,
+  config: Config,
+  email: string,
+  next: string,
+  defer: Deferral = afterResponse,
+): void {
+  defer(() => sendSignInLink(ops, config, email, next), "sending a sign-in link");
+}
+
+/**
+ * Emails the sign-in link when `email` is listed and its own budget (5 per 15 minutes, whoever
+ * asks) allows one; does nothing otherwise. The budget answers nobody: asking for someone else's
+ * address can use up its links, never turn its owner's own request into a refusal. A limiter
+ * that refuses or fails (Redis down) sends nothing.
+ */
+export async function sendSignInLink(
   ops: OpsServices,
   config: Config,
   email: string,
   next: string,
   now = new Date(),
-): void {
+): Promise<void> {
   const address = listedAddress(config, email);
   if (address === null) return;
+  if (!(await ops.limits.address.consume(address)).allowed) {
+    console.warn("[ops] a sign-in link was not sent: its address has had its links for now");
+    return;
+  }
   const token = ops.links.sign({
     act: SIGN_IN_ACTION,
     sub: addressId(address),
@@ -81,10 +101,8 @@ export function sendSignInLink(
   const signInUrl =
     `${config.siteOrigin}/inbox/sign-in/confirm?token=${encodeURIComponent(token)}` +
     (back === "/inbox" ? "" : `&next=${encodeURIComponent(back)}`);
-  const send = renderEmail(OpsSignInEmail({ signInUrl, validFor: "15 minutes" })).then((body) =>
-    ops.mailer.send({ to: address, subject: opsSignInSubject, ...body }),
-  );
-  finishInBackground(send, "sending a sign-in link");
+  const body = await renderEmail(OpsSignInEmail({ signInUrl, validFor: "15 minutes" }));
+  await ops.mailer.send({ to: address, subject: opsSignInSubject, ...body });
 }
 
 /**
