@@ -18,6 +18,9 @@ const FORM = "A browser's own form post (asking for `text/html`) is answered wit
 const answer = <T extends string>(status: T, extra: z.ZodRawShape = {}) =>
   z.object({ ok: z.literal(true), status: z.literal(status), ...extra });
 
+/** One schema for both ways of signing out: the answers are the same. */
+const signedOut = named("OpsSignedOut", answer("signed-out"));
+
 const delivery = z
   .record(z.string(), z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() }).loose())
   .meta({ description: "`delivery.json` as it now stands: one entry per channel." });
@@ -139,7 +142,18 @@ export const OPS_OPERATIONS: OperationSpec[] = [
     tag: "Ops",
     summary: "End the session",
     description: `Ends the session on the server at once and clears the cookie; any body, or none. ${SESSION} ${FORM}`,
-    ok: { description: "Signed out.", schema: named("OpsSignedOut", answer("signed-out")) },
+    ok: { description: "Signed out.", schema: signedOut },
+    redirect: "A browser's own form post: to `/inbox/sign-in?done=signed-out`.",
+    errors: ["unauthorized", "cross_origin", "not_found", "storage_unavailable", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/api/ops/sign-out/everywhere",
+    operationId: "opsSignOutEverywhere",
+    tag: "Ops",
+    summary: "End every session of the signed-in address",
+    description: `Ends at once every session of the signed-in address, in every browser, this one included, and clears the cookie; any body, or none. Audited as \`sign-out\` with the target \`everywhere (<n> sessions)\`. ${SESSION} ${FORM}`,
+    ok: { description: "Signed out everywhere.", schema: signedOut },
     redirect: "A browser's own form post: to `/inbox/sign-in?done=signed-out`.",
     errors: ["unauthorized", "cross_origin", "not_found", "storage_unavailable", "internal_error"],
   },

@@ -8,6 +8,7 @@ import { InboxSessionStore, RedisSessionStore } from "./sessions";
 import type { OpsServices } from "./sign-in";
 
 export {
+  endEverySession,
   liveSession,
   type OpsServices,
   parseSignInEmail,
