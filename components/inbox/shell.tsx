@@ -14,7 +14,12 @@ const SECTIONS: { id: InboxSection; href: string; label: string }[] = [
 export const focusRing =
   "focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent";
 
-/** The frame of every signed-in inbox page: the sections, who is signed in, sign out, and the shortcuts. */
+const signOutButton = `rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-ink hover:bg-slate-50 ${focusRing}`;
+
+/**
+ * The frame of every signed-in inbox page: the sections, who is signed in, sign out (here, or in
+ * every browser at once), and the shortcuts.
+ */
 export function InboxShell({
   actor,
   current,
@@ -54,16 +59,18 @@ export function InboxShell({
               ))}
             </ul>
           </nav>
-          <div className="flex items-center gap-3 text-sm">
+          <div className="flex flex-wrap items-center gap-x-3 gap-y-2 text-sm">
             <span className="text-muted">
               Signed in as <span className="font-medium text-ink">{actor}</span>
             </span>
             <form action="/api/ops/sign-out" method="post">
-              <button
-                type="submit"
-                className={`rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-ink hover:bg-slate-50 ${focusRing}`}
-              >
+              <button type="submit" className={signOutButton}>
                 Sign out
+              </button>
+            </form>
+            <form action="/api/ops/sign-out/everywhere" method="post">
+              <button type="submit" className={signOutButton}>
+                Sign out everywhere
               </button>
             </form>
           </div>

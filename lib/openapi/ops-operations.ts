@@ -18,6 +18,9 @@ const FORM = "A browser's own form post (asking for `text/html`) is answered wit
 const answer = <T extends string>(status: T, extra: z.ZodRawShape = {}) =>
   z.object({ ok: z.literal(true), status: z.literal(status), ...extra });
 
+/** One schema for both ways of signing out: the answers are the same. */
+const signedOut = named("OpsSignedOut", answer("signed-out"));
+
 const delivery = z
   .record(z.string(), z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() }).loose())
   .meta({ description: "`delivery.json` as it now stands: one entry per channel." });
@@ -59,7 +62,7 @@ export const OPS_OPERATIONS: OperationSpec[] = [
     operationId: "opsRequestSignInLink",
     tag: "Ops",
     summary: "Ask for a sign-in link",
-    description: `Every valid address gets the same answer, listed in \`OPS_EMAILS\` or not; only a listed address is emailed a link to \`/inbox/sign-in/confirm?token=…\`, valid 15 minutes and usable once. The contact form's origin rule applies, and Turnstile when it is on (action \`ops-sign-in\`). ${FORM} ${OFF}`,
+    description: `Every valid address gets the same answer, listed in \`OPS_EMAILS\` or not, after the same work: everything of the link happens after the answer. Only a listed address is emailed a link to \`/inbox/sign-in/confirm?token=…\`, valid 15 minutes and usable once, at most 5 per 15 minutes whoever asks (past that nothing is sent and the answer is unchanged, never a 429). The contact form's origin rule applies, and Turnstile when it is on (action \`ops-sign-in\`), before any budget is charged. ${FORM} ${OFF}`,
     body: fields(
       named(
         "OpsSignInRequest",
@@ -81,7 +84,7 @@ export const OPS_OPERATIONS: OperationSpec[] = [
       schema: named("OpsLinkSent", answer("link-sent")),
     },
     redirect: "A browser's own form post: back to `/inbox/sign-in?done=link-sent` (or `?error=<code>`).",
-    rateLimit: "5 requests per 15 minutes for one address (lowercased), and apart from one client address",
+    rateLimit: "5 requests per 15 minutes per client address",
     errors: [
       "cross_origin",
       "challenge_failed",
@@ -139,7 +142,18 @@ export const OPS_OPERATIONS: OperationSpec[] = [
     tag: "Ops",
     summary: "End the session",
     description: `Ends the session on the server at once and clears the cookie; any body, or none. ${SESSION} ${FORM}`,
-    ok: { description: "Signed out.", schema: named("OpsSignedOut", answer("signed-out")) },
+    ok: { description: "Signed out.", schema: signedOut },
+    redirect: "A browser's own form post: to `/inbox/sign-in?done=signed-out`.",
+    errors: ["unauthorized", "cross_origin", "not_found", "storage_unavailable", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/api/ops/sign-out/everywhere",
+    operationId: "opsSignOutEverywhere",
+    tag: "Ops",
+    summary: "End every session of the signed-in address",
+    description: `Ends at once every session of the signed-in address, in every browser, this one included, and clears the cookie; any body, or none. Audited as \`sign-out\` with the target \`everywhere (<n> sessions)\`. ${SESSION} ${FORM}`,
+    ok: { description: "Signed out everywhere.", schema: signedOut },
     redirect: "A browser's own form post: to `/inbox/sign-in?done=signed-out`.",
     errors: ["unauthorized", "cross_origin", "not_found", "storage_unavailable", "internal_error"],
   },

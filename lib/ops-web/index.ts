@@ -8,9 +8,11 @@ import { InboxSessionStore, RedisSessionStore } from "./sessions";
 import type { OpsServices } from "./sign-in";
 
 export {
+  endEverySession,
   liveSession,
   type OpsServices,
   parseSignInEmail,
+  requestSignInLink,
   safeNext,
   sendSignInLink,
   SESSION_COOKIE,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { finishInBackground } from "../background";
+import { afterResponse, type Deferral } from "../background";
 import type { Config } from "../config";
 import { ApiError, validationFailed } from "../http/errors";
 import { expiresIn, InvalidLinkError, type LinkSigner } from "../links";
@@ -9,7 +9,7 @@ import { fieldMessages } from "../schemas/text";
 import { email as emailRule } from "../schemas/text";
 import { z } from "zod";
 import { OpsSignInEmail, opsSignInSubject, renderEmail, type VisitorMailer } from "../visitor-email";
-import { hashId, type SessionStore, type SpentLinks } from "./sessions";
+import { hashId, type OpsSession, SESSION_MAX_AGE_S, type SessionStore, type SpentLinks } from "./sessions";
 import type { ObjectStore } from "../inbox";
 
 /** What signing in to the inbox on the web needs, built once per process when `OPS_EMAILS` is set. */
@@ -27,8 +27,11 @@ export const SIGN_IN_ACTION = "ops-sign-in";
 const signInSchema = z.object({ email: emailRule });
 /** The contract's lifetime of a sign-in link. */
 export const SIGN_IN_LINK_VALID_MS = 15 * 60_000;
-/** The longest session: the cookie's `Max-Age`, and the server's own expiry. */
-export const SESSION_MAX_AGE_S = 43_200;
+export { SESSION_MAX_AGE_S };
+/** A session also ends after 2 hours without a request. */
+export const SESSION_IDLE_S = 7_200;
+/** How old a session's `lastSeenAt` may grow before a request writes it again: a write a minute at most. */
+export const LAST_SEEN_EVERY_MS = 60_000;
 
 /** The contract's cookie: `__Host-` pins it to this host, `Path=/`, and HTTPS. */
 export const SESSION_COOKIE = "__Host-ops_session";
@@ -58,19 +61,39 @@ export function parseSignInEmail(fields: Record<string, string>): string {
 }
 
 /**
- * Emails the sign-in link when `email` is listed, and does nothing otherwise: the caller answers
- * every address the same way. The email goes after the answer, so its time says nothing either;
- * a failure is logged.
+ * Asks for a sign-in link for `email`: the caller answers every address the same way, and this
+ * does nothing at all before the answer, listed address or not, so neither its work nor its time
+ * says which addresses are listed. `sendSignInLink` runs once the response has gone.
  */
-export function sendSignInLink(
+export function requestSignInLink(
+  ops: OpsServices,
+  config: Config,
+  email: string,
+  next: string,
+  defer: Deferral = afterResponse,
+): void {
+  defer(() => sendSignInLink(ops, config, email, next), "sending a sign-in link");
+}
+
+/**
+ * Emails the sign-in link when `email` is listed and its own budget (5 per 15 minutes, whoever
+ * asks) allows one; does nothing otherwise. The budget answers nobody: asking for someone else's
+ * address can use up its links, never turn its owner's own request into a refusal. A limiter
+ * that refuses or fails (Redis down) sends nothing.
+ */
+export async function sendSignInLink(
   ops: OpsServices,
   config: Config,
   email: string,
   next: string,
   now = new Date(),
-): void {
+): Promise<void> {
   const address = listedAddress(config, email);
   if (address === null) return;
+  if (!(await ops.limits.address.consume(address)).allowed) {
+    console.warn("[ops] a sign-in link was not sent: its address has had its links for now");
+    return;
+  }
   const token = ops.links.sign({
     act: SIGN_IN_ACTION,
     sub: addressId(address),
@@ -81,10 +104,8 @@ export function sendSignInLink(
   const signInUrl =
     `${config.siteOrigin}/inbox/sign-in/confirm?token=${encodeURIComponent(token)}` +
     (back === "/inbox" ? "" : `&next=${encodeURIComponent(back)}`);
-  const send = renderEmail(OpsSignInEmail({ signInUrl, validFor: "15 minutes" })).then((body) =>
-    ops.mailer.send({ to: address, subject: opsSignInSubject, ...body }),
-  );
-  finishInBackground(send, "sending a sign-in link");
+  const body = await renderEmail(OpsSignInEmail({ signInUrl, validFor: "15 minutes" }));
+  await ops.mailer.send({ to: address, subject: opsSignInSubject, ...body });
 }
 
 /**
@@ -116,15 +137,34 @@ export async function startSession(
   if (!(await ops.spentLinks.spend(payload.jti, left + 60))) throw refuse(SIGN_IN_MESSAGES.spent);
 
   const id = randomBytes(32).toString("base64url");
-  const expiresAt = new Date(now.getTime() + SESSION_MAX_AGE_S * 1000).toISOString();
-  await ops.sessions.save(hashId(id), { email, createdAt: now.toISOString(), expiresAt }, SESSION_MAX_AGE_S);
+  const session: OpsSession = {
+    email,
+    createdAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + SESSION_MAX_AGE_S * 1000).toISOString(),
+    lastSeenAt: now.toISOString(),
+  };
+  await ops.sessions.save(hashId(id), session, secondsLeft(session, now));
   await recordAudit(store, { actor: email, action: "sign-in", target: null }, now);
   return { id, email };
 }
 
+/** Whether a session is still on at `now`: within its 12 hours, and used in the last 2. */
+function isLive(session: OpsSession, now: Date): boolean {
+  const at = now.getTime();
+  return Date.parse(session.expiresAt) > at && at - Date.parse(session.lastSeenAt) <= SESSION_IDLE_S * 1000;
+}
+
+/** How long the store keeps a session from `now`: until its cap or its idle end, the sooner. */
+function secondsLeft(session: OpsSession, now: Date): number {
+  const idleEnd = Date.parse(session.lastSeenAt) + SESSION_IDLE_S * 1000;
+  const end = Math.min(Date.parse(session.expiresAt), idleEnd);
+  return Math.max(1, Math.ceil((end - now.getTime()) / 1000));
+}
+
 /**
- * The session a cookie's id names, if it is live: known to the server, not expired, and its
- * address still in `OPS_EMAILS` (read at run time: removing an address ends its sessions).
+ * The session a cookie's id names, if it is live: known to the server, within its 12 hours, used
+ * in the last 2, and its address still in `OPS_EMAILS` (read at run time: removing an address
+ * ends its sessions). Its use is written back at most once a minute, not on every request.
  */
 export async function liveSession(
   ops: OpsServices,
@@ -136,11 +176,36 @@ export async function liveSession(
   const idHash = hashId(id);
   const session = await ops.sessions.find(idHash);
   if (session === null) return null;
-  if (Date.parse(session.expiresAt) <= now.getTime() || listedAddress(config, session.email) === null) {
-    await ops.sessions.end(idHash);
+  if (!isLive(session, now) || listedAddress(config, session.email) === null) {
+    await ops.sessions.end(idHash, session.email);
     return null;
   }
+  if (now.getTime() - Date.parse(session.lastSeenAt) >= LAST_SEEN_EVERY_MS) {
+    const seen = { ...session, lastSeenAt: now.toISOString() };
+    // Ended between the read and this write (signed out elsewhere): no session.
+    if (!(await ops.sessions.touch(idHash, seen, secondsLeft(seen, now)))) return null;
+  }
   return { email: session.email, idHash };
+}
+
+/**
+ * Ends every session of `email`, `current` (the one asking) among them, and answers how many
+ * were still live.
+ */
+export async function endEverySession(
+  ops: OpsServices,
+  email: string,
+  current: string,
+  now = new Date(),
+): Promise<number> {
+  const hashes = new Set([current, ...(await ops.sessions.sessionsOf(email))]);
+  let live = 0;
+  for (const idHash of hashes) {
+    const session = await ops.sessions.find(idHash);
+    if (session !== null && session.email === email && isLive(session, now)) live += 1;
+    await ops.sessions.end(idHash, email);
+  }
+  return live;
 }
 
 /** `Set-Cookie` for a new session, and for ending one. */

@@ -216,7 +216,7 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await noWiderThanThePhone(page);
   await expectNoViolations(page, "a brief on a phone");
 
-  await tabTo(page, page.getByRole("button", { name: "Sign out" }));
+  await tabTo(page, page.getByRole("button", { name: "Sign out", exact: true }));
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/inbox\/sign-in/);
   await page.goto(`${app.url}/inbox`);

@@ -7,7 +7,18 @@ import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { makePdf, TEN_MIB } from "../support/files";
 import { LINK_SECRET } from "../support/opt-in";
 import { attachmentFor, readJson, storeBrief } from "../support/ops";
-import { opsFetch, postSession, requestLink, signIn, signInLink, tokenIn } from "../support/ops-web";
+import {
+  addressIdOf,
+  newSessionId,
+  opsFetch,
+  postSession,
+  requestLink,
+  sessionRecord,
+  signIn,
+  signInLink,
+  signInQuietly,
+  tokenIn,
+} from "../support/ops-web";
 import { type RedisServer, startRedis } from "../support/redis";
 import { type AppServer, startApp } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
@@ -152,5 +163,48 @@ describe("the inbox on the web on Vercel Blob with Redis", () => {
     } finally {
       standIn.fault = null;
     }
+  });
+
+  it("in Redis: an idle session ends, a used one is refreshed with a 2-hour expiry; sign out everywhere ends only the address's own", async () => {
+    const client = await redis.connect();
+    const key = (hash: string) => `intake:ops:session:${hash}`;
+    try {
+      const idle = newSessionId();
+      const idleRecord = sessionRecord(OPS, { createdS: 3 * 3600, lastSeenS: 2 * 3600 + 60 });
+      await client.command(["SET", key(idle.hash), JSON.stringify(idleRecord), "EX", "3600"]);
+      expect((await opsFetch(app, "/inbox", idle.cookie)).status).toBe(307);
+      expect(await client.command(["EXISTS", key(idle.hash)])).toBe(0);
+
+      const active = newSessionId();
+      const activeRecord = sessionRecord(OPS, { createdS: 3 * 3600, lastSeenS: 600 });
+      await client.command(["SET", key(active.hash), JSON.stringify(activeRecord), "EX", "3600"]);
+      const started = Date.now();
+      expect((await opsFetch(app, "/inbox", active.cookie)).status).toBe(200);
+      const stored = JSON.parse(String(await client.command(["GET", key(active.hash)]))) as {
+        lastSeenAt: string;
+      };
+      expect(Date.parse(stored.lastSeenAt)).toBeGreaterThanOrEqual(started - 1_000);
+      expect(Number(await client.command(["TTL", key(active.hash)]))).toBeGreaterThan(7_100);
+      expect(Number(await client.command(["TTL", key(active.hash)]))).toBeLessThanOrEqual(7_200);
+    } finally {
+      client.close();
+    }
+
+    const here = await signInQuietly(app, PRODUCER);
+    const elsewhere = await signInQuietly(app, PRODUCER);
+    const other = await signInQuietly(app, OPS);
+    const indexes = await redisKeys("intake:ops:sessions-of:*");
+    expect(indexes).toContain(`intake:ops:sessions-of:${addressIdOf(PRODUCER)}`);
+    expect(indexes.join(" ")).not.toContain("producer");
+
+    const out = await opsFetch(app, "/api/ops/sign-out/everywhere", here, {
+      method: "POST",
+      headers: { origin: app.url },
+    });
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({ ok: true, status: "signed-out" });
+    for (const ended of [here, elsewhere]) expect((await opsFetch(app, "/inbox", ended)).status).toBe(307);
+    expect((await opsFetch(app, "/inbox", other)).status).toBe(200);
+    expect(await redisKeys(`intake:ops:sessions-of:${addressIdOf(PRODUCER)}`)).toEqual([]);
   });
 });

@@ -14,6 +14,8 @@ import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 const SECRET = "0x4AAAAAAA-ops-web-secret";
 const SITE_KEY = "0x4AAAAAAA-ops-web-site-key";
 const OPS = "ops@studio.example";
+/** Listed, and asked for only with failing checks before one that passes. */
+const PRODUCER = "producer@studio.example";
 
 let siteverify: SiteverifyStandIn;
 let smtp: SmtpTestServer;
@@ -27,7 +29,7 @@ beforeAll(async () => {
     TURNSTILE_SECRET_KEY: SECRET,
     TURNSTILE_SITE_KEY: SITE_KEY,
     TURNSTILE_VERIFY_URL: siteverify.url,
-    OPS_EMAILS: OPS,
+    OPS_EMAILS: `${OPS},${PRODUCER}`,
     LINK_SIGNING_SECRET: LINK_SECRET,
     SMTP_URL: smtp.url,
     EMAIL_FROM: "intake@studio.example",
@@ -64,6 +66,24 @@ describe("sign-in with Turnstile on", () => {
     const passed = await ask({ email: OPS, "cf-turnstile-response": standInToken("pass", "ops-sign-in") });
     expect(passed.status).toBe(200);
     await signInLink(smtp, OPS);
+  });
+
+  it("a failed check charges no address's budget: after 6 failures for one address, its owner still gets a link", async () => {
+    for (let i = 0; i < 6; i++) {
+      const response = await ask({
+        email: PRODUCER,
+        "cf-turnstile-response": standInToken("fail", "ops-sign-in"),
+      });
+      expect(response.status, `request ${i + 1}`).toBe(403);
+      expect(await response.json()).toMatchObject({ error: "challenge_failed" });
+    }
+    const passed = await ask({
+      email: PRODUCER,
+      "cf-turnstile-response": standInToken("pass", "ops-sign-in"),
+    });
+    expect(passed.status).toBe(200);
+    expect(await passed.json()).toEqual({ ok: true, status: "link-sent" });
+    await signInLink(smtp, PRODUCER);
   });
 
   it("the sign-in page carries the site key for the widget", async () => {

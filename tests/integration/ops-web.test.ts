@@ -1,8 +1,9 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FilesystemStore } from "@/lib/inbox/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
+import { readAudit } from "@/lib/ops/audit";
 import { parseCsv } from "../support/csv";
 import { makePdf, makePng } from "../support/files";
 import { nextAddress } from "../support/contact";
@@ -13,16 +14,20 @@ import {
   postConfirm,
   signLegacyLink,
   signLink,
+  waitForMails,
 } from "../support/opt-in";
 import { attachmentFor, readJson, storeBrief } from "../support/ops";
 import {
   addressIdOf,
   forgeSignInToken,
+  newSessionId,
   opsFetch,
   postSession,
   requestLink,
+  sessionRecord,
   signIn,
   signInLink,
+  signInQuietly,
   tokenIn,
 } from "../support/ops-web";
 import { type AppServer, startApp, startAppExpectingFailure, tempDir } from "../support/server";
@@ -38,6 +43,8 @@ const OPS = "ops@studio.example";
 const PRODUCER = "Producer@Studio.example";
 /** Listed, and used only to spend its own sign-in budget. */
 const LIMITED = "limited@studio.example";
+/** Listed, and signed out everywhere. */
+const TEAM = "team@studio.example";
 const FROM = "Northwind Studio <intake@studio.example>";
 
 /** Every way into the inbox: pages, routes, and a path that does not exist. */
@@ -61,6 +68,7 @@ function gatedPaths(reference: string) {
       ["POST", `/api/ops/briefs/${reference}/not-spam`],
       ["POST", "/api/ops/erase"],
       ["POST", "/api/ops/sign-out"],
+      ["POST", "/api/ops/sign-out/everywhere"],
       ["GET", "/api/ops/anything/else"],
     ] as const,
   };
@@ -180,7 +188,7 @@ describe("the inbox on the web, on the filesystem inbox", () => {
 
     env = {
       INBOX_DIR: dir,
-      OPS_EMAILS: `${OPS}, ${PRODUCER}, ${LIMITED}`,
+      OPS_EMAILS: `${OPS}, ${PRODUCER}, ${LIMITED}, ${TEAM}`,
       LINK_SIGNING_SECRET: LINK_SECRET,
       SMTP_URL: smtp.url,
       EMAIL_FROM: FROM,
@@ -263,28 +271,39 @@ describe("the inbox on the web, on the filesystem inbox", () => {
     expect(form.headers.get("location")).toBe("/inbox/sign-in?done=link-sent");
   });
 
-  it("limits sign-in requests: 5 per 15 minutes per address and per client, listed or not, then 429 and no email", async () => {
-    const address = LIMITED;
-    const before = mailsTo(smtp, address).length;
-    for (let i = 0; i < 5; i++) expect((await requestLink(app, LIMITED.toUpperCase())).status).toBe(200);
-    const over = await requestLink(app, address);
-    expect(over.status).toBe(429);
-    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    expect(await over.json()).toMatchObject({ ok: false, error: "rate_limited" });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(mailsTo(smtp, address).length - before).toBe(5);
-
-    const client = nextAddress();
-    for (let i = 0; i < 5; i++) {
-      expect(
-        (await requestLink(app, `c${i}.${Date.now()}@client.example`, { "x-forwarded-for": client })).status,
-      ).toBe(200);
+  it("a stranger asking for a listed address from many clients never locks its owner out: link-sent always, at most 5 emails", async () => {
+    const before = mailsTo(smtp, LIMITED).length;
+    // Each request from another client address (requestLink takes a fresh one every time).
+    for (let i = 0; i < 8; i++) {
+      const response = await requestLink(app, i % 2 === 0 ? LIMITED : LIMITED.toUpperCase());
+      expect(response.status, `request ${i + 1}`).toBe(200);
+      expect(await response.json()).toEqual({ ok: true, status: "link-sent" });
     }
-    const refused = await requestLink(app, `last.${Date.now()}@client.example`, {
-      "x-forwarded-for": client,
-    });
-    expect(refused.status).toBe(429);
-    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/);
+    await waitForMails(smtp, LIMITED, before + 5);
+    // The owner's own request, from a client of its own: the same answer, and no sixth email.
+    const own = await requestLink(app, LIMITED);
+    expect(own.status).toBe(200);
+    expect(await own.json()).toEqual({ ok: true, status: "link-sent" });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(mailsTo(smtp, LIMITED).length - before).toBe(5);
+  });
+
+  it("limits one client to 5 sign-in requests per 15 minutes, listed address or not: the 6th is a 429 with Retry-After", async () => {
+    const client = nextAddress();
+    const before = mailsTo(smtp, OPS).length;
+    for (let i = 0; i < 5; i++) {
+      const email = i === 0 ? OPS : `c${i}.${Date.now()}@client.example`;
+      expect((await requestLink(app, email, { "x-forwarded-for": client })).status).toBe(200);
+    }
+    for (const email of [`last.${Date.now()}@client.example`, OPS]) {
+      const refused = await requestLink(app, email, { "x-forwarded-for": client });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+      expect(await refused.json()).toMatchObject({ ok: false, error: "rate_limited" });
+    }
+    await waitForMails(smtp, OPS, before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(mailsTo(smtp, OPS).length - before).toBe(1);
   });
 
   it("the confirmation page spends nothing; its POST spends the link once; spent, expired and tampered links are 422", async () => {
@@ -594,6 +613,88 @@ describe("the inbox on the web, on the filesystem inbox", () => {
     for (const file of files) expect(file.parentPath).toMatch(/audit\/\d{4}\/\d{2}\/\d{2}$/);
     const page = await (await opsFetch(app, "/inbox/audit", cookie)).text();
     expect(page).toContain("not-spam");
+  });
+
+  it("a session idle for more than 2 hours is ended; one in use is kept, its last use written at most once a minute", async () => {
+    const sessionPath = (hash: string) => join(dir, "ops", "sessions", `${hash}.json`);
+    const plant = async (record: Record<string, string>) => {
+      const session = newSessionId();
+      await writeFile(sessionPath(session.hash), JSON.stringify(record));
+      return session;
+    };
+    const idle = await plant(sessionRecord(OPS, { createdS: 3 * 3600, lastSeenS: 2 * 3600 + 60 }));
+    const unrecorded = await plant(sessionRecord(OPS, { createdS: 2 * 3600 + 60 }));
+    const active = await plant(sessionRecord(OPS, { createdS: 3 * 3600, lastSeenS: 3600 }));
+
+    for (const ended of [idle, unrecorded]) {
+      const page = await opsFetch(app, "/inbox", ended.cookie);
+      expect(page.status).toBe(307);
+      expect(page.headers.get("location")).toBe("/inbox/sign-in?next=%2Finbox");
+      expect((await opsFetch(app, "/inbox/export.csv", ended.cookie)).status).toBe(401);
+      await expect(readFile(sessionPath(ended.hash))).rejects.toThrow(/ENOENT/);
+    }
+
+    const started = Date.now();
+    expect((await opsFetch(app, "/inbox", active.cookie)).status).toBe(200);
+    const seen = JSON.parse(await readFile(sessionPath(active.hash), "utf8")) as { lastSeenAt: string };
+    expect(Date.parse(seen.lastSeenAt)).toBeGreaterThanOrEqual(started - 1_000);
+    const written = await readFile(sessionPath(active.hash), "utf8");
+    expect((await opsFetch(app, "/inbox/audit", active.cookie)).status).toBe(200);
+    expect(await readFile(sessionPath(active.hash), "utf8")).toBe(written);
+  });
+
+  it("sign out everywhere ends every session of the address, and only its own, and is audited", async () => {
+    const here = await signInQuietly(app, TEAM);
+    const elsewhere = await signInQuietly(app, TEAM);
+    const other = await signInQuietly(app, PRODUCER);
+    for (const session of [here, elsewhere, other]) {
+      expect((await opsFetch(app, "/inbox", session)).status).toBe(200);
+    }
+
+    const cross = await opsFetch(app, "/api/ops/sign-out/everywhere", here, {
+      method: "POST",
+      headers: { origin: "https://evil.example" },
+    });
+    expect(cross.status).toBe(403);
+    expect((await opsFetch(app, "/inbox", elsewhere)).status).toBe(200);
+
+    const out = await opsFetch(app, "/api/ops/sign-out/everywhere", here, {
+      method: "POST",
+      headers: { origin: app.url },
+    });
+    expect(out.status).toBe(200);
+    expect(await out.json()).toEqual({ ok: true, status: "signed-out" });
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    for (const ended of [here, elsewhere]) {
+      expect((await opsFetch(app, "/inbox", ended)).status).toBe(307);
+      expect((await opsFetch(app, "/inbox/export.csv", ended)).status).toBe(401);
+    }
+    expect((await opsFetch(app, "/inbox", other)).status).toBe(200);
+    expect((await opsFetch(app, "/inbox", cookie)).status).toBe(200);
+
+    const audit = await readAudit(store, { limit: 10_000 });
+    expect(audit.filter((entry) => entry.actor === TEAM && entry.action === "sign-out")).toEqual([
+      expect.objectContaining({ target: "everywhere (2 sessions)" }),
+    ]);
+    // No file name in the inbox names the address.
+    const paths = (await readdir(join(dir, "ops"), { recursive: true })).join("\n");
+    expect(paths).not.toContain("team");
+
+    // The shell's button: a plain form post, back to the sign-in page.
+    const again = await signInQuietly(app, TEAM);
+    const page = await (await opsFetch(app, "/inbox", again)).text();
+    expect(page).toMatch(/<form action="\/api\/ops\/sign-out\/everywhere" method="post">/);
+    const form = await opsFetch(app, "/api/ops/sign-out/everywhere", again, {
+      method: "POST",
+      headers: {
+        origin: app.url,
+        accept: "text/html",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+    });
+    expect(form.status).toBe(303);
+    expect(form.headers.get("location")).toBe("/inbox/sign-in?done=signed-out");
+    expect((await opsFetch(app, "/inbox", again)).status).toBe(307);
   });
 
   it("signing out, and removal from OPS_EMAILS, end the session", async () => {

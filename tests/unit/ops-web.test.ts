@@ -1,14 +1,21 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
 import { FilesystemStore } from "@/lib/inbox/filesystem";
 import { LinkSigner } from "@/lib/links";
 import { readAudit } from "@/lib/ops/audit";
-import { InboxSessionStore } from "@/lib/ops-web/sessions";
-import { liveSession, type OpsServices, safeNext, sessionCookie, startSession } from "@/lib/ops-web/sign-in";
+import { hashId, InboxSessionStore } from "@/lib/ops-web/sessions";
+import {
+  endEverySession,
+  liveSession,
+  type OpsServices,
+  safeNext,
+  sessionCookie,
+  startSession,
+} from "@/lib/ops-web/sign-in";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import { VisitorMailer } from "@/lib/visitor-email";
 import { forgeSignInToken } from "../support/ops-web";
@@ -54,6 +61,7 @@ describe("startSession and liveSession on the inbox store", () => {
     EMAIL_FROM: "intake@studio.example",
   };
   const config = parseConfig(env);
+  const OPS_ADDRESS = "ops@studio.example";
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "ops-web-"));
@@ -123,5 +131,131 @@ describe("startSession and liveSession on the inbox store", () => {
     expect(await liveSession(ops, without, second.id)).toBeNull();
     expect(await liveSession(ops, config, second.id)).toBeNull();
     expect(await liveSession(ops, config, "not-an-id")).toBeNull();
+  });
+
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+  const at = (start: Date, ms: number) => new Date(start.getTime() + ms);
+  const sessionFile = async (id: string) =>
+    JSON.parse(Buffer.from((await store.get(`ops/sessions/${hashId(id)}.json`)) ?? []).toString("utf8")) as {
+      lastSeenAt: string;
+    };
+
+  it("a session ends after 2 hours without a request; its use is written at most once a minute", async () => {
+    const start = new Date("2026-11-25T08:00:00.000Z");
+    const { id } = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+      start,
+    );
+    const writes = vi.spyOn(store, "putIfVersion");
+
+    expect(await liveSession(ops, config, id, at(start, 30_000))).not.toBeNull();
+    expect(await liveSession(ops, config, id, at(start, 59_000))).not.toBeNull();
+    expect(writes).not.toHaveBeenCalled();
+    expect((await sessionFile(id)).lastSeenAt).toBe(start.toISOString());
+
+    const used = at(start, 61_000);
+    expect(await liveSession(ops, config, id, used)).not.toBeNull();
+    expect(writes).toHaveBeenCalledTimes(1);
+    expect((await sessionFile(id)).lastSeenAt).toBe(used.toISOString());
+
+    // Counted from the last use, not from the start.
+    expect(await liveSession(ops, config, id, at(used, 2 * HOUR - 1_000))).not.toBeNull();
+    const last = at(used, 2 * HOUR - 1_000);
+    expect(await liveSession(ops, config, id, at(last, 2 * HOUR + 1_000))).toBeNull();
+    expect(await store.get(`ops/sessions/${hashId(id)}.json`)).toBeNull();
+    expect(await liveSession(ops, config, id, at(last, MINUTE))).toBeNull();
+  });
+
+  it("a session in use still ends 12 hours after it began", async () => {
+    const start = new Date("2026-11-25T08:00:00.000Z");
+    const { id } = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+      start,
+    );
+    for (let used = 90 * MINUTE; used < 12 * HOUR; used += 90 * MINUTE) {
+      expect(
+        await liveSession(ops, config, id, at(start, used)),
+        `after ${used / MINUTE} min`,
+      ).not.toBeNull();
+    }
+    expect(await liveSession(ops, config, id, at(start, 12 * HOUR + 1_000))).toBeNull();
+  });
+
+  it("requests at once, a minute on, all find the session live, though their writes of its use collide", async () => {
+    const start = new Date("2026-11-25T08:00:00.000Z");
+    const { id } = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+      start,
+    );
+    const later = at(start, 5 * MINUTE);
+    const results = await Promise.all(Array.from({ length: 6 }, () => liveSession(ops, config, id, later)));
+    for (const result of results) expect(result).toMatchObject({ email: OPS_ADDRESS });
+    expect((await sessionFile(id)).lastSeenAt).toBe(later.toISOString());
+  });
+
+  it("a request's late write of its use never brings back a session ended meanwhile", async () => {
+    const start = new Date();
+    const { id } = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+      start,
+    );
+    const idHash = hashId(id);
+    const session = await ops.sessions.find(idHash);
+    expect(session).not.toBeNull();
+    await ops.sessions.end(idHash, OPS_ADDRESS);
+    const seen = { ...session!, lastSeenAt: at(start, 2 * MINUTE).toISOString() };
+    expect(await ops.sessions.touch(idHash, seen, 7_200)).toBe(false);
+    expect(await ops.sessions.find(idHash)).toBeNull();
+  });
+
+  it("signing out everywhere ends every session of the address and no other, filed under its hash", async () => {
+    const mine = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+    );
+    const elsewhere = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+    );
+    const idle = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, OPS_ADDRESS, 900),
+      new Date(Date.now() - 3 * HOUR),
+    );
+    const theirs = await startSession(
+      ops,
+      config,
+      store,
+      forgeSignInToken(config.siteOrigin, "producer@studio.example", 900),
+    );
+    const paths: string[] = [];
+    for await (const info of store.list("ops/")) paths.push(info.path);
+    expect(paths.join("\n")).not.toMatch(/ops@|producer@|studio/);
+
+    // The idle one was over already: 2 live sessions ended.
+    expect(await endEverySession(ops, OPS_ADDRESS, hashId(mine.id))).toBe(2);
+    for (const { id } of [mine, elsewhere, idle]) expect(await liveSession(ops, config, id)).toBeNull();
+    expect(await liveSession(ops, config, theirs.id)).toMatchObject({ email: "producer@studio.example" });
+    expect(await ops.sessions.sessionsOf(OPS_ADDRESS)).toEqual([]);
+    expect(await ops.sessions.sessionsOf("producer@studio.example")).toEqual([hashId(theirs.id)]);
   });
 });

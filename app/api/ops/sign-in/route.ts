@@ -1,14 +1,14 @@
 import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
 import { assertSameOrigin, opsServices, readOpsFields } from "@/lib/ops-web/gate";
 import { opsDone, opsFailed, postOnly } from "@/lib/ops-web/respond";
-import { parseSignInEmail, sendSignInLink } from "@/lib/ops-web/sign-in";
+import { parseSignInEmail, requestSignInLink } from "@/lib/ops-web/sign-in";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { requireHuman, TOKEN_FIELD } from "@/lib/verification";
 
 /**
  * POST /api/ops/sign-in: `{ email }` (JSON or a form post). Every valid address gets the same
- * answer, `link-sent`; only a listed one is emailed a link. 5 per 15 minutes per address and per
- * client, listed or not.
+ * answer, `link-sent`, after the same work; only a listed one is emailed a link, after the answer.
+ * 5 requests per 15 minutes per client (429); an address's own budget of links never answers.
  */
 export async function POST(request: Request): Promise<Response> {
   let headers: Record<string, string> = {};
@@ -20,13 +20,12 @@ export async function POST(request: Request): Promise<Response> {
 
     const fields = await readOpsFields(request);
     const email = parseSignInEmail(fields);
-    headers = await enforceRateLimit(ops.limits.address, email.toLowerCase());
     await requireHuman(services.verifier, {
       token: fields[TOKEN_FIELD] || null,
       action: "ops-sign-in",
       remoteIp: address,
     });
-    sendSignInLink(ops, services.config, email, fields.next ?? "/inbox");
+    requestSignInLink(ops, services.config, email, fields.next ?? "/inbox");
 
     return opsDone(request, { status: "link-sent" }, "/inbox/sign-in", headers);
   } catch (error) {

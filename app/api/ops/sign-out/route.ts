@@ -7,7 +7,7 @@ import { sessionCookie } from "@/lib/ops-web/sign-in";
 export async function POST(request: Request): Promise<Response> {
   try {
     const { services, ops, actor, sessionHash } = await requireRouteSession(request, { mutation: true });
-    await ops.sessions.end(sessionHash);
+    await ops.sessions.end(sessionHash, actor);
     await recordAudit(services.store, { actor, action: "sign-out", target: null });
     return opsDone(request, { status: "signed-out" }, "/inbox/sign-in", {
       "Set-Cookie": sessionCookie(null),
