@@ -43,7 +43,7 @@ describe("inbox tool: status, note, erase, audit", () => {
     expect(note.code).toBe(0);
     expect((await run(["note", reference, "   "])).code).toBe(2);
 
-    expect((await run(["list"])).stdout).toMatch(/\shandled\s+pending$/m);
+    expect((await run(["list"])).stdout).toMatch(/\shandled\s+—\s+pending$/m);
     const show = await run(["show", brief.record.reference]);
     expect(show.stdout).toContain("Status        handled");
     expect(show.stdout).toContain("Called back, sending a quote.");

@@ -359,7 +359,7 @@ describe("Turnstile on the filesystem inbox, with both channels", () => {
 
     const list = await runInbox(["list"], { env });
     expect(list.code).toBe(0);
-    expect(list.stdout).toMatch(/HUMAN CHECK\s+STATUS\s+DELIVERY/);
+    expect(list.stdout).toMatch(/HUMAN CHECK\s+STATUS\s+ACK\s+DELIVERY/);
     expect(list.stdout.split("\n").find((line) => line.startsWith(checked))).toMatch(/\spassed\s/);
     expect(list.stdout.split("\n").find((line) => line.startsWith(unchecked))).toMatch(/\sunavailable\s/);
 
