@@ -1,5 +1,10 @@
 import type { NextConfig } from "next";
-import { ATTACHMENT_CONTENT_SECURITY_POLICY, staticSecurityHeaders } from "./lib/http/security-headers";
+import {
+  ATTACHMENT_CONTENT_SECURITY_POLICY,
+  contentSecurityPolicy,
+  STATIC_POLICY_SOURCE,
+  staticSecurityHeaders,
+} from "./lib/http/security-headers";
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,
@@ -11,7 +16,17 @@ const nextConfig: NextConfig = {
     // The inbox on the web is never indexed, whatever answers there (a page, a route, a 404).
     const noindex = [{ key: "X-Robots-Tag", value: "noindex" }];
     return [
-      { source: "/:path*", headers: staticSecurityHeaders(process.env.NODE_ENV === "development") },
+      { source: "/:path*", headers: staticSecurityHeaders() },
+      // The inbox's pages are rendered per request: proxy.ts sends theirs, with a nonce.
+      {
+        source: STATIC_POLICY_SOURCE,
+        headers: [
+          {
+            key: "Content-Security-Policy",
+            value: contentSecurityPolicy(process.env.NODE_ENV === "development"),
+          },
+        ],
+      },
       { source: "/inbox/:path*", headers: noindex },
       { source: "/api/ops/:path*", headers: noindex },
       // An attachment download runs nothing at all: the last matching entry's value wins.

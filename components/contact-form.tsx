@@ -16,7 +16,7 @@ import { declaredUploadType, newStagingId, stagedUploadPath } from "@/lib/schema
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
 import type { FormSettings } from "@/lib/site/form-settings";
-import { contactErrorMessage } from "./form-messages";
+import { CHECK_UNAVAILABLE_MESSAGE, contactErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
 import { NextSteps } from "./next-steps";
@@ -154,7 +154,7 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
   // Learnt at run time when the visitor starts on the form (the page itself is prerendered):
   // whether a file goes to the Blob store ahead of the form, and Turnstile's site key.
   const { settings, load } = useFormSettings();
-  const human = useHumanCheck(settings?.turnstileSiteKey ?? null, "contact");
+  const human = useHumanCheck(settings, "contact");
 
   /**
    * The step the next token is for: the file's upload while one is still to go ahead of the form
@@ -173,7 +173,8 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
 
   /** The form cannot be sent without the check: say so next to the widget. */
   function challengeFailed() {
-    setStatus({ kind: "failed", message: contactErrorMessage("challenge_failed") });
+    const message = human.unavailable ? CHECK_UNAVAILABLE_MESSAGE : contactErrorMessage("challenge_failed");
+    setStatus({ kind: "failed", message });
     human.fail();
   }
 

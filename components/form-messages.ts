@@ -8,6 +8,10 @@ import { describeWait } from "@/lib/format";
 /** The contract's `challenge_failed` sentence: the human check stopped the form. */
 export const CHALLENGE_MESSAGE = "Please confirm you are human, then send again.";
 
+/** Cloudflare's script could not load in this browser, so no token can be had. */
+export const CHECK_UNAVAILABLE_MESSAGE =
+  "The check that confirms you are human could not load, so this form cannot be sent.";
+
 export function contactErrorMessage(code: string | null, retryAfterSeconds: number | null = null): string {
   switch (code) {
     case "validation_failed":

@@ -4,7 +4,7 @@ import { type FormEvent, useId, useRef, useState } from "react";
 import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
-import { newsletterErrorMessage } from "./form-messages";
+import { CHECK_UNAVAILABLE_MESSAGE, newsletterErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
 
@@ -58,7 +58,7 @@ export function NewsletterForm({
   );
   // Turnstile's site key, learnt at run time when the visitor starts on the form.
   const { settings, load } = useFormSettings();
-  const human = useHumanCheck(settings?.turnstileSiteKey ?? null, "newsletter");
+  const human = useHumanCheck(settings, "newsletter");
 
   function start() {
     human.start();
@@ -89,7 +89,10 @@ export function NewsletterForm({
     // Never sent without a token.
     const humanToken = verifying ? human.take("newsletter") : null;
     if (verifying && humanToken === null) {
-      setStatus({ kind: "failed", message: newsletterErrorMessage("challenge_failed") });
+      const message = human.unavailable
+        ? CHECK_UNAVAILABLE_MESSAGE
+        : newsletterErrorMessage("challenge_failed");
+      setStatus({ kind: "failed", message });
       human.fail();
       return;
     }

@@ -225,9 +225,9 @@ export const VARIABLES = [
     default: "the first `EMAIL_TO`",
     example: "",
     summary:
-      "`Reply-To` of the acknowledgment (an address, optionally with a display name); with neither it nor `EMAIL_TO`, none",
+      "the studio's address for visitors (optionally with a display name): `Reply-To` of the acknowledgment, and where the forms suggest writing when Turnstile's script cannot load; with neither it nor `EMAIL_TO`, none",
     notes:
-      "Reply-To of the acknowledgment, optionally with a display name. Unset: the first EMAIL_TO; with neither, the acknowledgment has no Reply-To.",
+      "The studio's address for visitors, optionally with a display name: the acknowledgment's Reply-To, and, with human verification on, the address the forms offer (mailto:) when Cloudflare's script cannot load in a visitor's browser. Unset: the first EMAIL_TO; with neither, the acknowledgment has no Reply-To and the forms offer no address.",
   },
   {
     name: "LINK_SIGNING_SECRET",

@@ -260,6 +260,12 @@ export interface Config {
   /** `NEWSLETTER_DOUBLE_OPT_IN=true`: a subscription waits for the address to confirm it by email. */
   newsletterDoubleOptIn: boolean;
   /**
+   * Where visitors may write to the studio: `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null`
+   * when neither is set. The acknowledgment's `Reply-To`, and the forms' way out when Turnstile's
+   * script cannot load in a visitor's browser.
+   */
+  replyTo: Mailbox | null;
+  /**
    * `CONTACT_ACKNOWLEDGE=true`: each brief's sender is emailed an acknowledgment. `replyTo` is
    * `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null` when neither is set (no `Reply-To`).
    */
@@ -437,13 +443,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     problems.push(
       `EMAIL_REPLY_TO must be an address, optionally with a display name (Studio <hello@studio.example>), got "${raw.EMAIL_REPLY_TO}"`,
     );
-  } else if (raw.EMAIL_REPLY_TO && !contactAcknowledge) {
-    warnings.push("EMAIL_REPLY_TO is set without CONTACT_ACKNOWLEDGE=true: no email uses it");
+  } else if (raw.EMAIL_REPLY_TO && !contactAcknowledge && !turnstile) {
+    warnings.push(
+      "EMAIL_REPLY_TO is set without CONTACT_ACKNOWLEDGE=true or human verification: nothing uses it",
+    );
   }
   const firstTo = email?.to[0];
-  const acknowledgment: Config["acknowledgment"] = contactAcknowledge
-    ? { replyTo: replyTo ?? (firstTo ? { name: "", address: firstTo } : null) }
-    : null;
+  const studioReplyTo = replyTo ?? (firstTo ? { name: "", address: firstTo } : null);
+  const acknowledgment: Config["acknowledgment"] = contactAcknowledge ? { replyTo: studioReplyTo } : null;
 
   const linkSigningSecret = raw.LINK_SIGNING_SECRET ?? null;
   if (linkSigningSecret !== null && [...linkSigningSecret].length < LINK_SIGNING_SECRET_MIN_LENGTH) {
@@ -509,6 +516,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     visitorEmail: smtp && from ? { smtpUrl: smtp, from } : null,
     linkSigningSecret,
     newsletterDoubleOptIn,
+    replyTo: studioReplyTo,
     acknowledgment,
     cronSecret,
     ops,

@@ -82,6 +82,10 @@ export const formSettingsBody = z.object({
   turnstileSiteKey: z.string().nullable().meta({
     description: "Cloudflare Turnstile's public site key when human verification is on, else `null`.",
   }),
+  studioEmail: z.string().optional().meta({
+    description:
+      "The studio's address (`EMAIL_REPLY_TO`, else the first `EMAIL_TO`), which the forms offer when Turnstile's script cannot load in the browser. Only with human verification on and an address set.",
+  }),
 });
 
 /** `GET /api/health`: driver names, never a secret. */

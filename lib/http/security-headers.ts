@@ -3,7 +3,8 @@
  * depend on the configuration: `next.config.ts` sends them for every path, so they are fixed at
  * build. HSTS depends on `SITE_URL`, which is read at run time, so it is added per request: by
  * `proxy.ts` for pages and files, and by the API's response builders (`json`, `seeOther`) for the
- * routes, which no proxy may stand in front of (Next's proxy buffers request bodies).
+ * routes, which no proxy may stand in front of (Next's proxy buffers request bodies). The inbox's
+ * pages are rendered per request, so `proxy.ts` gives each its own policy, with a fresh nonce.
  */
 import { getConfig } from "../config";
 
@@ -22,9 +23,27 @@ const BLOB_UPLOAD_API = "https://vercel.com/api/blob/";
  * feature is off: they are the only origins beyond the site's own.
  */
 export function contentSecurityPolicy(development = false): string {
+  return policyWithScripts("'unsafe-inline'", development);
+}
+
+/**
+ * An inbox page's policy: the same, except that inline scripts run only with this request's
+ * `nonce`. Next reads the nonce from the policy on the request and puts it on every script it
+ * writes, so an injected `<script>` cannot run where a brief's text is shown to a signed-in op.
+ */
+function nonceContentSecurityPolicy(nonce: string, development = false): string {
+  return policyWithScripts(`'nonce-${nonce}'`, development);
+}
+
+/** 128 random bits, base64: what a nonce must be to be unguessable. */
+function newNonce(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))));
+}
+
+function policyWithScripts(inlineScripts: string, development: boolean): string {
   return [
     "default-src 'self'",
-    `script-src 'self' 'unsafe-inline'${development ? " 'unsafe-eval'" : ""} ${TURNSTILE_ORIGIN}`,
+    `script-src 'self' ${inlineScripts}${development ? " 'unsafe-eval'" : ""} ${TURNSTILE_ORIGIN}`,
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     "font-src 'self'",
@@ -40,10 +59,32 @@ export function contentSecurityPolicy(development = false): string {
 /** An attachment served by the inbox on the web: a sandbox where nothing may load or run. */
 export const ATTACHMENT_CONTENT_SECURITY_POLICY = "sandbox; default-src 'none'";
 
-/** The headers that do not depend on the configuration. */
-export function staticSecurityHeaders(development = false): { key: string; value: string }[] {
+/**
+ * `next.config.ts`'s source for every path but the inbox's, which take their policy from
+ * `proxy.ts` instead (`perRequestPolicy`): one policy per answer.
+ */
+export const STATIC_POLICY_SOURCE = "/((?!inbox(?:/|$)).*)";
+
+/**
+ * The policy `proxy.ts` sends for a path that `STATIC_POLICY_SOURCE` leaves out, or `null` where
+ * `next.config.ts` sends one. Next matches sources whatever their case while its pages are
+ * case-sensitive: `/INBOX` is left out too, but no page answers it, only the 404 prerendered at
+ * build, whose inline scripts need the static policy. An attachment keeps its sandbox (its own
+ * entry in `next.config.ts`).
+ */
+export function perRequestPolicy(pathname: string, development = false): string | null {
+  if (!INBOX_ANY_CASE.test(pathname) || ATTACHMENT.test(pathname)) return null;
+  if (!INBOX.test(pathname)) return contentSecurityPolicy(development);
+  return nonceContentSecurityPolicy(newNonce(), development);
+}
+
+const INBOX = /^\/inbox(?:\/|$)/;
+const INBOX_ANY_CASE = new RegExp(INBOX.source, "i");
+const ATTACHMENT = /^\/inbox\/[^/]+\/attachment\/?$/i;
+
+/** The headers that do not depend on the configuration, the policy aside (see `STATIC_POLICY_SOURCE`). */
+export function staticSecurityHeaders(): { key: string; value: string }[] {
   return [
-    { key: "Content-Security-Policy", value: contentSecurityPolicy(development) },
     { key: "X-Content-Type-Options", value: "nosniff" },
     { key: "Referrer-Policy", value: "strict-origin-when-cross-origin" },
     { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=()" },

@@ -16,11 +16,20 @@ export interface FormSettings {
   upload: "form" | "blob";
   /** Cloudflare Turnstile's public site key when human verification is on, else `null`. */
   turnstileSiteKey: string | null;
+  /**
+   * The studio's address (`EMAIL_REPLY_TO`, else the first `EMAIL_TO`), for a visitor whose browser
+   * cannot load Turnstile's script and so cannot send the forms: only with verification on and an
+   * address set. Already public: every acknowledgment's `Reply-To` names it.
+   */
+  studioEmail?: string;
 }
 
 export function formSettings(services: Pick<Services, "store" | "config">): FormSettings {
+  const turnstileSiteKey = widgetSiteKey(services.config);
+  const studioEmail = turnstileSiteKey ? services.config.replyTo?.address : undefined;
   return {
     upload: acceptsStagedUploads(services.store) ? "blob" : "form",
-    turnstileSiteKey: widgetSiteKey(services.config),
+    turnstileSiteKey,
+    ...(studioEmail ? { studioEmail } : {}),
   };
 }

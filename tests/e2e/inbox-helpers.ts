@@ -4,6 +4,32 @@ import { signInLink } from "../support/ops-web";
 import type { SmtpTestServer } from "../support/smtp";
 import { expect } from "./fixtures";
 
+/**
+ * Console errors, page errors and CSP violations from here on, for a test to find empty at its end
+ * (Chromium reports a refused script as a console error too; the listener names the directive).
+ */
+export async function watchForProblems(page: Page): Promise<string[]> {
+  const problems: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console on ${page.url()}: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page error on ${page.url()}: ${error.message}`));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`);
+    });
+  });
+  return problems;
+}
+
+/** An inbox page's policy: its scripts by this answer's nonce, never `'unsafe-inline'`. */
+export function expectNoncePolicy(policy: string | undefined): void {
+  const scripts = (policy ?? "").split(";").find((directive) => directive.trim().startsWith("script-src"));
+  expect(scripts).toMatch(
+    /^\s*script-src 'self' 'nonce-[A-Za-z0-9+/=]{22,}' https:\/\/challenges\.cloudflare\.com$/,
+  );
+}
+
 /** Presses Tab until `target` has the focus, as a keyboard user would; fails if it never does. */
 export async function tabTo(page: Page, target: Locator, limit = 80): Promise<void> {
   for (let i = 0; i < limit; i++) {

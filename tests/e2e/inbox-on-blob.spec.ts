@@ -11,12 +11,13 @@ import { LINK_SECRET } from "../support/opt-in";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
-import { expectNoViolations, signInByKeyboard, tabTo } from "./inbox-helpers";
+import { expectNoViolations, signInByKeyboard, tabTo, watchForProblems } from "./inbox-helpers";
 
 /**
  * The inbox on the web on the Vercel Blob inbox (the stand-in, through the real SDK in
  * `next start`), in Chromium by keyboard: sign in, open a brief whose PNG is shown inline,
- * download it, mark it handled; axe finds nothing.
+ * download it, mark it handled; axe finds nothing, and no page logs a console error or a CSP
+ * violation under the inbox's nonce policy.
  */
 
 // Each test is a whole journey (sign in, several pages, an accessibility scan of each): 12-15 s
@@ -71,6 +72,7 @@ test.afterAll(async () => {
 test("on the Blob inbox: sign in, see the image, download it and mark the brief handled, by keyboard", async ({
   page,
 }) => {
+  const problems = await watchForProblems(page);
   await signInByKeyboard(page, app.url, smtp, OPS);
   await expectNoViolations(page, "the list on Blob");
 
@@ -98,4 +100,5 @@ test("on the Blob inbox: sign in, see the image, download it and mark the brief 
     object.pathname.endsWith(`${reference}/state.json`),
   );
   expect(JSON.parse(state?.body.toString("utf8") ?? "{}")).toMatchObject({ status: "handled" });
+  expect(problems).toEqual([]);
 });

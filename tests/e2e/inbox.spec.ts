@@ -9,13 +9,21 @@ import { signInLink } from "../support/ops-web";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
-import { expectNoViolations, signInByKeyboard, tabTo } from "./inbox-helpers";
+import {
+  expectNoncePolicy,
+  expectNoViolations,
+  signInByKeyboard,
+  tabTo,
+  watchForProblems,
+} from "./inbox-helpers";
 
 /**
  * The inbox on the web in real Chromium, by keyboard alone: sign in through the emailed link,
  * search, open a brief, mark it handled, add a note, download the attachment, move a spam catch
  * to the inbox, erase an address, sign out; axe finds nothing on any page, and nothing is wider
- * than a phone. The app is a `next start` of its own with its own inbox and a real SMTP server.
+ * than a phone, and no page logs a console error or a CSP violation under the inbox's nonce policy
+ * (the shortcuts are the pages' own scripts at work). The app is a `next start` of its own with
+ * its own inbox and a real SMTP server.
  * With DOCS_SCREENSHOTS=1 the list's and a brief's screenshots are written to docs/ for the README.
  */
 
@@ -95,9 +103,11 @@ async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise
 }
 
 test("ops sign in by the emailed link and handle briefs by keyboard alone", async ({ page }, testInfo) => {
+  const problems = await watchForProblems(page);
   await page.setViewportSize({ width: 1280, height: 860 });
-  await page.goto(`${app.url}/inbox/${lead.record.reference}`);
+  const signInPage = await page.goto(`${app.url}/inbox/${lead.record.reference}`);
   await expect(page).toHaveURL(/\/inbox\/sign-in\?next=/);
+  expectNoncePolicy(signInPage?.headers()["content-security-policy"]);
   await expectNoViolations(page, "the sign-in page");
 
   await tabTo(page, page.getByLabel("Email"));
@@ -121,7 +131,8 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   });
 
   // The list, and a search from the keyboard.
-  await page.goto(`${app.url}/inbox`);
+  const list = await page.goto(`${app.url}/inbox`);
+  expectNoncePolicy(list?.headers()["content-security-policy"]);
   await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
   await expectNoViolations(page, "the list");
   await screenshot(page, testInfo, "inbox-list");
@@ -167,11 +178,13 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   await expectNoViolations(page, "the shortcuts' help");
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog")).toBeHidden();
+  expect(problems).toEqual([]);
 });
 
 test("a spam catch moves to the inbox, an address is erased, and signing out ends it, by keyboard", async ({
   page,
 }) => {
+  const problems = await watchForProblems(page);
   await page.setViewportSize({ width: 1280, height: 860 });
   await signInByKeyboard(page, app.url, smtp, OPS, 2);
 
@@ -221,4 +234,5 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await expect(page).toHaveURL(/\/inbox\/sign-in/);
   await page.goto(`${app.url}/inbox`);
   await expect(page).toHaveURL(/\/inbox\/sign-in\?next=%2Finbox$/);
+  expect(problems).toEqual([]);
 });

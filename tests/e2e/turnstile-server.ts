@@ -25,6 +25,7 @@ async function main(): Promise<void> {
       TURNSTILE_SECRET_KEY: E2E_TURNSTILE_SECRET,
       TURNSTILE_SITE_KEY: E2E_TURNSTILE_SITE_KEY,
       TURNSTILE_VERIFY_URL: siteverify.url,
+      EMAIL_REPLY_TO: "Northwind Studio <hello@studio.example>",
     },
     onStop: () => siteverify.stop(),
   });

@@ -17,6 +17,9 @@ import { expect, fillBrief, test, VALID } from "./fixtures";
 const SCRIPT = "https://challenges.cloudflare.com/turnstile/v0/api.js";
 const FAKE_SCRIPT = resolve("tests/e2e/fake-turnstile.js");
 const MESSAGE = "Please confirm you are human, then send again.";
+const UNAVAILABLE = "The check that confirms you are human could not load, so this form cannot be sent.";
+/** The app's EMAIL_REPLY_TO (turnstile-server.ts), offered when the check cannot load. */
+const STUDIO_EMAIL = "hello@studio.example";
 const { listObjects, readObject, storedBrief } = blobInbox(E2E_TURNSTILE_STATE);
 
 /** Every request for Cloudflare's script, answered with the fake. */
@@ -29,6 +32,11 @@ async function serveFakeWidget(page: Page): Promise<Request[]> {
     route.fulfill({ path: FAKE_SCRIPT, contentType: "text/javascript; charset=utf-8" }),
   );
   return requested;
+}
+
+/** Every request for Cloudflare's script fails, as an ad blocker or a network without Cloudflare makes it. */
+async function blockWidget(page: Page): Promise<void> {
+  await page.route(`${SCRIPT}*`, (route) => route.abort());
 }
 
 /** The next tokens the fake widget issues fail (siteverify says no), in order; then they pass. */
@@ -242,6 +250,44 @@ test("a visitor subscribes from the footer with the widget; a refused token is r
     topics: ["Research"],
     verification: "passed",
   });
+});
+
+test("when Cloudflare's script cannot load, both forms say so, offer the studio's address, and send nothing", async ({
+  page,
+}, testInfo) => {
+  await blockWidget(page);
+  const briefs = postsTo(page, "/api/contact");
+  const subscriptions = postsTo(page, "/api/newsletter");
+  await page.goto("/#contact");
+  await fillBrief(page);
+
+  const check = contact(page).getByTestId("human-check");
+  const note = check.getByText("could not load");
+  await expect(note).toBeVisible();
+  await expect(check.getByRole("link", { name: STUDIO_EMAIL })).toHaveAttribute(
+    "href",
+    `mailto:${STUDIO_EMAIL}`,
+  );
+  await expectNoViolations(page, "the contact form's note that the check cannot load");
+
+  // Not stuck waiting for a token that cannot come: sending says why at once, and leads to the note.
+  await page.getByRole("button", { name: "Send brief" }).click();
+  await expect(contact(page).getByRole("status")).toHaveText(UNAVAILABLE, { timeout: 2_000 });
+  await expect(check.getByRole("alert")).toBeFocused();
+  await expect(check.getByText(MESSAGE)).toHaveCount(0);
+  expect(briefs).toEqual([]);
+
+  // The footer form, started after the failure, knows at once; its script is not asked for again.
+  const footer = footerForm(page);
+  await footer.getByLabel("Email", { exact: true }).fill(`blocked.${testInfo.testId}@example.com`);
+  await expect(footer.getByRole("link", { name: STUDIO_EMAIL })).toHaveAttribute(
+    "href",
+    `mailto:${STUDIO_EMAIL}`,
+  );
+  await footer.getByRole("button", { name: "Subscribe" }).click();
+  await expect(footer.getByRole("status")).toHaveText(UNAVAILABLE, { timeout: 2_000 });
+  expect(subscriptions).toEqual([]);
+  await expectNoViolations(page, "both forms' notes that the check cannot load");
 });
 
 test("the pages have no axe violations with both widgets, and where a no-JavaScript post comes back", async ({
