@@ -18,8 +18,10 @@ export type RateLimitPolicy =
   "contact" | "newsletter" | "confirm" | "upload" | "opsSignInAddress" | "opsSignInClient";
 
 /**
- * The inbox's sign-in requests: at most 5 per 15 minutes for one address (lowercased) and, apart,
- * for one client address, so nobody can flood an ops mailbox nor try addresses in bulk.
+ * The inbox's sign-in: at most 5 requests per 15 minutes from one client address (past that, 429),
+ * so nobody can try addresses in bulk; and, apart, at most 5 links per 15 minutes to one listed
+ * address (past that, nothing is sent and the answer is the same), so nobody can flood an ops
+ * mailbox, nor turn its owner's own request into a 429.
  */
 export const OPS_SIGN_IN_RULE: RateLimitRule = { limit: 5, windowMs: 15 * 60_000, source: "5/15m" };
 
