@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Config, getConfig } from "./config";
 import { Acknowledger } from "./contact/acknowledge";
-import { createStore, type ObjectStore } from "./inbox";
+import { createStore, type ObjectStore } from "./store";
 import { LinkSigner } from "./links";
 import { createOpsServices, type OpsServices } from "./ops-web";
 import { type Channel, createChannels, SubscriberEvents } from "./notify";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Mailbox } from "../config";
-import type { BriefRecord } from "../inbox";
+import type { BriefRecord } from "../briefs";
 import { type AcknowledgmentOutcome, describeFailure } from "../notify";
 import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
 import { withTimeout } from "../timeout";

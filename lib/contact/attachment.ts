@@ -8,7 +8,8 @@ import {
 } from "../attachments";
 import type { FileSink } from "../http/body";
 import { finishInBackground } from "../background";
-import { type AttachmentUpload, CallDeadlines, type ObjectStore, type ObjectUpload } from "../inbox";
+import { CallDeadlines, type ObjectStore, type ObjectUpload } from "../store";
+import { type AttachmentUpload } from "../briefs";
 
 /** The bound on each store call of an upload as it arrives (see `IncomingFile`). */
 const UPLOAD_CALL_MS = 2_000;

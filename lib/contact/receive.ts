@@ -1,13 +1,13 @@
 import { createHmac } from "node:crypto";
 import { ApiError, validationFailed } from "../http/errors";
+import { StoreUnavailableError } from "../store";
 import {
   type BriefRecord,
   type ClientRecord,
   SAVE_DEADLINES,
   saveBrief,
   StagedUploadTakenError,
-  StoreUnavailableError,
-} from "../inbox";
+} from "../briefs";
 import {
   type ChannelName,
   deliveryFile,

@@ -2,13 +2,13 @@ import { handleUpload } from "@vercel/blob/client";
 import { formatBytes } from "../format";
 import { ApiError, validationFailed } from "../http/errors";
 import {
-  type AttachmentUpload,
   type ObjectInfo,
   type ObjectStore,
   ObjectTooLargeError,
   type RemoveExpiredOptions,
   removeExpired,
-} from "../inbox";
+} from "../store";
+import { type AttachmentUpload } from "../briefs";
 import { MAX_ATTACHMENT_BYTES } from "../schemas/brief";
 import {
   parseStagedUploadPath,

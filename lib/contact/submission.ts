@@ -1,7 +1,8 @@
 import { formatBytes } from "../format";
 import { type MultipartForm, type MultipartLimits, type UploadedFile } from "../http/body";
 import { validationFailed } from "../http/errors";
-import type { AttachmentUpload, ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
+import type { AttachmentUpload } from "../briefs";
 import { BRIEF_FIELDS, briefSchema, MAX_ATTACHMENT_BYTES, type Brief } from "../schemas/brief";
 import { fieldMessages } from "../schemas/text";
 import { describeAttachment, IncomingFile } from "./attachment";

@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from "../store/types";
 import type { ErrorBody } from "./responses";
 import { apiTransportSecurityHeaders } from "./security-headers";
 
@@ -80,9 +81,17 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
   });
 }
 
-/** Any thrown value as an `ApiError`; an unknown one is logged with its detail and becomes `internal_error`. */
+/**
+ * Any thrown value as an `ApiError`: the one place a domain error becomes the contract's code. A
+ * store that did not answer is 503 `storage_unavailable`, logged; an unknown error is logged with
+ * its detail and becomes `internal_error`.
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof StoreUnavailableError) {
+    console.error("[api] the store did not answer", error);
+    return new ApiError("storage_unavailable", undefined, { cause: error });
+  }
   console.error("[api] unexpected error", error);
   return new ApiError("internal_error");
 }

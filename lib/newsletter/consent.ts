@@ -1,7 +1,7 @@
 import { finishInBackground } from "../background";
 import type { Config } from "../config";
 import { ApiError, validationFailed } from "../http/errors";
-import type { ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
 import type { LinkSigner } from "../links";
 import { describeFailure, type SubscriberEvents, type SubscriberEventType } from "../notify";
 import {

@@ -1,5 +1,5 @@
 import { ApiError } from "../http/errors";
-import type { ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
 import type { LinkSigner } from "../links";
 import { LINK_MESSAGES, type NewsletterLinkAction, subscriberOfToken } from "./links";
 import { readSubscriber, type SubscriberRecord } from "./subscribers";

@@ -8,7 +8,7 @@ import {
   type StoreCallOptions,
   StoreUnavailableError,
   updateObject,
-} from "../inbox";
+} from "../store";
 import type { Subscription, Topic } from "../schemas/newsletter";
 import { type Verification, VERIFICATIONS } from "../verification/types";
 

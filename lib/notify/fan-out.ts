@@ -1,6 +1,7 @@
 import { finishInBackground } from "../background";
 import { withTimeout } from "../timeout";
-import type { AttachmentRecord, BriefFile, ObjectStore, StoreCallOptions } from "../inbox";
+import type { ObjectStore, StoreCallOptions } from "../store";
+import type { AttachmentRecord, BriefFile } from "../briefs";
 import {
   type AcknowledgmentOutcome,
   CHANNEL_NAMES,

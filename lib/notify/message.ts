@@ -1,5 +1,5 @@
 import { formatBytes } from "../format";
-import type { AttachmentRecord, BriefRecord } from "../inbox";
+import type { AttachmentRecord, BriefRecord } from "../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import { html, type SafeHtml } from "./html";
 import type { BriefNotice } from "./types";

@@ -1,4 +1,4 @@
-import type { BriefRecord } from "../inbox";
+import type { BriefRecord } from "../briefs";
 
 /** The webhook's JSON body: the contract's `brief.received` event. */
 export interface BriefReceivedEvent {

@@ -1,4 +1,4 @@
-import type { AttachmentRecord, BriefRecord } from "../inbox";
+import type { AttachmentRecord, BriefRecord } from "../briefs";
 
 /** The notification channels, in the order `forwarded` lists them. */
 export const CHANNEL_NAMES = ["webhook", "email"] as const;

@@ -1,4 +1,4 @@
-import { type ObjectInfo, type ObjectStore, type RemoveExpiredOptions, removeExpired } from "../inbox";
+import { type ObjectInfo, type ObjectStore, type RemoveExpiredOptions, removeExpired } from "../store";
 import { SESSION_MAX_AGE_S, SIGN_IN_LINK_VALID_MS } from "./sign-in";
 
 /**

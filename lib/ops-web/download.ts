@@ -1,6 +1,6 @@
 import { cleanFileName } from "../attachments";
 import { ATTACHMENT_CONTENT_SECURITY_POLICY } from "../http/security-headers";
-import type { AttachmentRecord } from "../inbox";
+import type { AttachmentRecord } from "../briefs";
 import { attachmentFileName } from "../notify";
 
 /** The only types the inbox ever serves; anything else a record claims goes out as bytes. */

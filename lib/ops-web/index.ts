@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import type { ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
 import { LinkSigner } from "../links";
 import type { RateLimiters } from "../ratelimit";
 import { createRedisClient } from "../ratelimit/upstash";

@@ -1,6 +1,6 @@
 import { ApiError, errorResponse, json, toApiError } from "../http/errors";
 import { seeOther, wantsHtml } from "../http/navigation";
-import { StoreUnavailableError } from "../inbox";
+import { StoreUnavailableError } from "../store";
 import { getServices } from "../services";
 
 /**

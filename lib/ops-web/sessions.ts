@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Redis } from "@upstash/redis";
-import { createIfAbsent, type ObjectStore, StoreUnavailableError } from "../inbox";
+import { createIfAbsent, type ObjectStore, StoreUnavailableError } from "../store";
 
 /**
  * Where the inbox on the web keeps what must be shared by every instance and be revocable: the

@@ -10,7 +10,7 @@ import { email as emailRule } from "../schemas/text";
 import { z } from "zod";
 import { OpsSignInEmail, opsSignInSubject, renderEmail, type VisitorMailer } from "../visitor-email";
 import { hashId, type OpsSession, SESSION_MAX_AGE_S, type SessionStore, type SpentLinks } from "./sessions";
-import type { ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
 
 /** What signing in to the inbox on the web needs, built once per process when `OPS_EMAILS` is set. */
 export interface OpsServices {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import type { ObjectStore, StoreCallOptions } from "../inbox";
+import type { ObjectStore, StoreCallOptions } from "../store";
 import { InboxRecordError } from "./errors";
 import { check, parseJson } from "./records";
 import { mapLimit } from "./reader";

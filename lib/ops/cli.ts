@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { ConfigError } from "../config";
-import { StoreUnavailableError } from "../inbox";
+import { StoreUnavailableError } from "../store";
 import { describeFailure } from "../notify";
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from "../newsletter/subscribers";
 import { parseReference } from "../reference";

@@ -1,4 +1,5 @@
-import type { Folder, ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
+import type { Folder } from "../briefs";
 import { subscriberId, subscriberPath } from "../newsletter/subscribers";
 import type { InboxRecordError } from "./errors";
 import { monthNumber } from "./reader";

@@ -1,4 +1,4 @@
-import { briefFolder } from "../inbox";
+import { briefFolder } from "../briefs";
 import { type Delivery, fanOut, writeDelivery } from "../notify";
 import type { InboxServices } from "../services";
 import { removeFolder } from "./erase";

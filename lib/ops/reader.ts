@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { Folder, ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
+import type { Folder } from "../briefs";
 import type { SubscriberRecord } from "../newsletter/subscribers";
 import type { Delivery } from "../notify";
 import { InboxRecordError, OpsError } from "./errors";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { BriefRecord, Folder } from "../inbox";
+import type { BriefRecord, Folder } from "../briefs";
 import { CHANNEL_NAMES, type Delivery } from "../notify";
 import { InboxRecordError } from "./errors";
 import { parseRecord } from "../newsletter/subscribers";

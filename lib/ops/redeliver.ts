@@ -1,4 +1,4 @@
-import type { ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
 import {
   type BriefNotice,
   CHANNEL_NAMES,

@@ -1,4 +1,5 @@
-import type { Folder, ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
+import type { Folder } from "../briefs";
 import type { InboxRecordError } from "./errors";
 import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
 import type { StoredBrief } from "./records";

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type ObjectStore, type StoreCallOptions, updateObject } from "../inbox";
+import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
 import { z } from "zod";
 import { check, parseJson } from "./records";
 

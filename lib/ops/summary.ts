@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Folder, ObjectStore } from "../inbox";
+import type { ObjectStore } from "../store";
+import type { Folder } from "../briefs";
 import { describeFailure } from "../notify";
 import { InboxRecordError } from "./errors";
 import { deliveryStatus } from "./format";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { blobEnv } from "../support/blob-app";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { attachmentFor, storeBrief } from "../support/briefs";

@@ -1,7 +1,7 @@
 import { copyFile, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Page, TestInfo } from "@playwright/test";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { makePdf } from "../support/files";
 import { LINK_SECRET } from "../support/opt-in";
 import { attachmentFor, readJson, storeBrief } from "../support/briefs";

@@ -2,7 +2,7 @@ import { readdir, utimes, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
-import { createStore } from "@/lib/inbox";
+import { createStore } from "@/lib/store";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { describeInboxTool } from "../support/inbox-tool-suite";

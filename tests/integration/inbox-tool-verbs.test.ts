@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
 import { parseCsv } from "../support/csv";
 import { readJson, runInbox, storeBrief } from "../support/ops";

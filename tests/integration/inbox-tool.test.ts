@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
-import { createStore } from "@/lib/inbox";
+import { createStore } from "@/lib/store";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
 import { describeInboxTool } from "../support/inbox-tool-suite";

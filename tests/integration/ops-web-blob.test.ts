@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
-import { createStore, type ObjectStore } from "@/lib/inbox";
+import { createStore, type ObjectStore } from "@/lib/store";
 import { blobEnv } from "../support/blob-app";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";

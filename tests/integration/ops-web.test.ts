@@ -1,7 +1,7 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
 import { readAudit } from "@/lib/ops/audit";
 import { parseCsv } from "../support/csv";

@@ -1,6 +1,6 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { briefForm, nextAddress, postContact, validBrief } from "../support/contact";
 import { makePng } from "../support/files";
 import { postNewsletter } from "../support/newsletter";

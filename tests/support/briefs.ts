@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
+import { type ObjectStore } from "@/lib/store";
 import {
   type AttachmentRecord,
   type AttachmentUpload,
   type BriefRecord,
   type Folder,
-  type ObjectStore,
   saveBrief,
-} from "@/lib/inbox";
+} from "@/lib/briefs";
 import type { Delivery } from "@/lib/notify";
 import { newReference } from "@/lib/reference";
 

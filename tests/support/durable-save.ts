@@ -4,8 +4,8 @@
 // the store's system calls. Then it saves eight more briefs and eight subscriptions at once, whose
 // directory fsyncs the store may share (group commit): each must still be covered by a sync that
 // began after its entry was made.
-import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { type BriefRecord, SAVE_DEADLINES, saveBrief } from "@/lib/inbox";
+import { FilesystemStore } from "@/lib/store/filesystem";
+import { type BriefRecord, SAVE_DEADLINES, saveBrief } from "@/lib/briefs";
 import { subscribe } from "@/lib/newsletter";
 
 const root = process.argv[2];

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ObjectStore } from "@/lib/inbox";
+import type { ObjectStore } from "@/lib/store";
 import { confirmSubscriber, subscribe, subscriberId, unsubscribeSubscriber } from "@/lib/newsletter";
 import type { Delivery } from "@/lib/notify";
 import { parseCsvObjects } from "./csv";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { updateObject } from "@/lib/inbox/conditional";
+import { updateObject } from "@/lib/store/conditional";
 import {
   type ObjectInfo,
   type ObjectStore,
   ObjectTooLargeError,
   StoreUnavailableError,
-} from "@/lib/inbox/types";
+} from "@/lib/store/types";
 
 /**
  * What every ObjectStore driver must do, run against each real driver (the filesystem under a

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { Acknowledger, recipientId } from "@/lib/contact/acknowledge";
-import type { BriefRecord } from "@/lib/inbox";
+import type { BriefRecord } from "@/lib/briefs";
 import { type Cooldown, CooldownUnavailableError } from "@/lib/ratelimit";
 import { MemoryCooldown } from "@/lib/ratelimit/cooldown";
 import { renderEmail, VisitorMailer } from "@/lib/visitor-email";

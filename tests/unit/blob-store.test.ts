@@ -1,9 +1,9 @@
 import { copy, head } from "@vercel/blob";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { BlobStore } from "@/lib/inbox/blob";
-import { type AttachmentUpload, type BriefRecord, saveBrief } from "@/lib/inbox/briefs";
-import { replaceIfUnchanged } from "@/lib/inbox/conditional";
-import { type ObjectInfo, ObjectTooLargeError, StoreUnavailableError } from "@/lib/inbox/types";
+import { BlobStore } from "@/lib/store/blob";
+import { type AttachmentUpload, type BriefRecord, saveBrief } from "@/lib/briefs";
+import { replaceIfUnchanged } from "@/lib/store/conditional";
+import { type ObjectInfo, ObjectTooLargeError, StoreUnavailableError } from "@/lib/store/types";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import type { BlobStandIn } from "../support/blob-standin";
 import { withBlobStandIn } from "../support/blob-vitest";

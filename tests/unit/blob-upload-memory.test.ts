@@ -3,8 +3,8 @@ import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type BodyInit, Request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlobStore } from "@/lib/inbox/blob";
-import { SendOnceStream } from "@/lib/inbox/streams";
+import { BlobStore } from "@/lib/store/blob";
+import { SendOnceStream } from "@/lib/store/streams";
 import { liveArrayBufferBytes, MiB } from "../support/memory";
 
 /**

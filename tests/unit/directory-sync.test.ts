@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type FileWorker, inlineFileWorker, threadFileWorker } from "@/lib/inbox/writer-thread";
+import { type FileWorker, inlineFileWorker, threadFileWorker } from "@/lib/store/writer-thread";
 
 /** The filesystem inbox's directory syncs, as `sync(folder)`. */
 function directorySyncs(files: FileWorker) {

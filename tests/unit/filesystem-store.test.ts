@@ -10,9 +10,9 @@ import {
   SAVE_DEADLINES,
   StagedUploadTakenError,
   saveBrief,
-} from "@/lib/inbox/briefs";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { type ObjectBody, type ObjectInfo, type ObjectStore, StoreUnavailableError } from "@/lib/inbox/types";
+} from "@/lib/briefs";
+import { FilesystemStore } from "@/lib/store/filesystem";
+import { type ObjectBody, type ObjectInfo, type ObjectStore, StoreUnavailableError } from "@/lib/store/types";
 import { describeStoreContract } from "../support/store-contract";
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
 import { formSettingsBody } from "@/lib/http/responses";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { formSettings } from "@/lib/site/form-settings";
 
 /**

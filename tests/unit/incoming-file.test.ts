@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IncomingFile } from "@/lib/contact/attachment";
-import { withinDeadline } from "@/lib/inbox/deadline";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { type ObjectStore, type StoreCallOptions, StoreUnavailableError } from "@/lib/inbox/types";
+import { withinDeadline } from "@/lib/store/deadline";
+import { FilesystemStore } from "@/lib/store/filesystem";
+import { type ObjectStore, type StoreCallOptions, StoreUnavailableError } from "@/lib/store/types";
 
 /**
  * A file streamed into the inbox (`IncomingFile`, `readMultipart`'s sink) against a real

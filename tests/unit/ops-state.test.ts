@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
 import { readAudit, recordAudit } from "@/lib/ops/audit";
 import { erase, planErase } from "@/lib/ops/erase";

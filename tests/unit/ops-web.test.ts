@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseConfig } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { LinkSigner } from "@/lib/links";
 import { readAudit } from "@/lib/ops/audit";
 import { hashId, InboxSessionStore } from "@/lib/ops-web/sessions";

@@ -6,8 +6,8 @@ import { CONTACT_FORM_LIMITS, receiveBrief, validateSubmission } from "@/lib/con
 import { readMultipart } from "@/lib/http/body";
 import { parseConfig } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
-import { type ObjectStore, StoreUnavailableError } from "@/lib/inbox/types";
+import { FilesystemStore } from "@/lib/store/filesystem";
+import { type ObjectStore, StoreUnavailableError } from "@/lib/store/types";
 import { briefForm, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
 

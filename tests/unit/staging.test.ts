@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { put as clientPut } from "@vercel/blob/client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/lib/http/errors";
-import { BlobStore } from "@/lib/inbox/blob";
+import { BlobStore } from "@/lib/store/blob";
 import {
   claimStagedUpload,
   collectStaleUploads,

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/lib/http/errors";
-import { BlobStore } from "@/lib/inbox/blob";
-import { FilesystemStore } from "@/lib/inbox/filesystem";
-import type { ObjectStore } from "@/lib/inbox/types";
+import { BlobStore } from "@/lib/store/blob";
+import { FilesystemStore } from "@/lib/store/filesystem";
+import type { ObjectStore } from "@/lib/store/types";
 import {
   confirmSubscriber,
   subscribe,

@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { threadFileWorker } from "@/lib/inbox/writer-thread";
+import { threadFileWorker } from "@/lib/store/writer-thread";
 
 describe("the filesystem inbox's file thread", () => {
   it("writes durably and reads back, from its own thread", async () => {

@@ -5,7 +5,7 @@ import { BriefRows, StatusBadge } from "@/components/inbox/brief-list";
 import { errorText, PostButton } from "@/components/inbox/forms";
 import { InboxShell, Notice } from "@/components/inbox/shell";
 import { formatBytes } from "@/lib/format";
-import type { ObjectStore } from "@/lib/inbox";
+import type { ObjectStore } from "@/lib/store";
 import { type AcknowledgmentOutcome, CHANNEL_NAMES } from "@/lib/notify";
 import {
   acknowledgmentResult,

@@ -2,7 +2,7 @@ import { Heading } from "@react-email/heading";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { formatBytes } from "../../format";
-import type { AttachmentRecord, BriefRecord } from "../../inbox";
+import type { AttachmentRecord, BriefRecord } from "../../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../../schemas/brief";
 import { NEXT_STEPS } from "../../site/next-steps";
 import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";

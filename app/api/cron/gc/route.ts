@@ -1,5 +1,5 @@
 import { collectStaleUploads } from "@/lib/contact/staging";
-import { ABANDONED_UPLOAD_AGE_MS, Deadline, StoreUnavailableError } from "@/lib/inbox";
+import { ABANDONED_UPLOAD_AGE_MS, Deadline, StoreUnavailableError } from "@/lib/store";
 import { collectExpiredSignIns } from "@/lib/ops-web/cleanup";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { hasBearer } from "@/lib/http/bearer";

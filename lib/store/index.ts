@@ -4,25 +4,14 @@ import { FilesystemStore } from "./filesystem";
 import type { ObjectStore } from "./types";
 
 export {
-  briefFolder,
+  type Change,
   createIfAbsent,
-  SAVE_DEADLINES,
-  saveBrief,
-  stagedClaimPath,
-  StagedUploadTakenError,
-} from "./briefs";
-export { type Change, replaceIfUnchanged, updateObject } from "./conditional";
+  type CreateOutcome,
+  replaceIfUnchanged,
+  updateObject,
+} from "./conditional";
 export { CallDeadlines, Deadline } from "./deadline";
 export { type ExpiryRule, type RemoveExpiredOptions, removeExpired } from "./expiry";
-export type {
-  AttachmentRecord,
-  AttachmentUpload,
-  BriefFile,
-  BriefRecord,
-  ClientRecord,
-  Folder,
-  SaveDeadlines,
-} from "./briefs";
 export { ABANDONED_UPLOAD_AGE_MS } from "./spool";
 export { ObjectTooLargeError, StoreUnavailableError } from "./types";
 export type {
@@ -38,7 +27,7 @@ export type {
   VersionedObject,
 } from "./types";
 
-/** The inbox's store, from the configured driver. */
+/** The object store the inbox lives in, from the configured driver. */
 export function createStore(config: Config): ObjectStore {
   switch (config.inbox.driver) {
     case "filesystem":

@@ -1,46 +1,12 @@
-import type { Budget, ProjectType, Timeline } from "../schemas/brief";
-import type { Verification } from "../verification/types";
 import { finishInBackground } from "../background";
-import { Deadline } from "./deadline";
-import type { ObjectStore, ObjectUpload, StoreCallOptions } from "./types";
-
-/** What `brief.json` says about the attached file. */
-export interface AttachmentRecord {
-  /** The stored object's name, e.g. `attachment.pdf`. */
-  filename: string;
-  /** The visitor's file name, cleaned; metadata only. */
-  originalName: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-}
-
-export interface ClientRecord {
-  /** Salted hash of the client address; `null` when the address is unknown. */
-  ipHash: string | null;
-  userAgent: string | null;
-  origin: string | null;
-}
-
-/** The stored form of a brief: `brief.json`. Optional fields the visitor left out are `null`. */
-export interface BriefRecord {
-  reference: string;
-  /** ISO 8601, UTC. */
-  receivedAt: string;
-  name: string;
-  email: string;
-  company: string | null;
-  role: string | null;
-  projectType: ProjectType;
-  budget: Budget;
-  timeline: Timeline;
-  description: string;
-  consent: true;
-  attachment: AttachmentRecord | null;
-  /** How the request's human check went: `passed`, `unavailable` (not checked) or `off`. */
-  verification: Verification;
-  client: ClientRecord;
-}
+import {
+  createIfAbsent,
+  Deadline,
+  type ObjectStore,
+  type ObjectUpload,
+  type StoreCallOptions,
+} from "../store";
+import { type AttachmentRecord, type BriefRecord, briefFolder, type Folder } from "./record";
 
 export interface AttachmentUpload {
   record: AttachmentRecord;
@@ -68,15 +34,6 @@ export interface BriefFile {
   contentType: string;
 }
 
-/** Honeypot catches live apart from real briefs, under the same layout. */
-export type Folder = "briefs" | "spam";
-
-/** `briefs/YYYY/MM/DD/<reference>` for the UTC day of receipt. */
-export function briefFolder(folder: Folder, reference: string, receivedAt: Date): string {
-  const day = receivedAt.toISOString().slice(0, 10).replaceAll("-", "/");
-  return `${folder}/${day}/${reference}`;
-}
-
 /**
  * Time limits for storing one brief. The contract answers a store that is down with 503 within
  * 10 s: the writes get `saveMs` together, and removing what a failed save left gets `cleanupMs`
@@ -101,35 +58,6 @@ export class StagedUploadTakenError extends Error {
  */
 export function stagedClaimPath(staged: string): string {
   return `${staged.slice(0, staged.lastIndexOf("/"))}.claim`;
-}
-
-/** What `createIfAbsent` found. */
-export interface CreateOutcome {
-  /** The object at the path is this call's own. */
-  created: boolean;
-  /** When it is not: the bytes stored there instead (`null` when that was removed meanwhile). */
-  existing: Uint8Array | null;
-}
-
-/**
- * Creates `path` holding `body` only if nothing is there, and says whether the object stored
- * there now is this call's own. A remote store's client may retry a create whose answer was
- * lost, and the retry meets the object the first attempt made: that is told apart from another
- * writer's object by its bytes, so `body` must hold something unique to the caller (a brief's
- * reference, a random revision).
- */
-export async function createIfAbsent(
-  store: ObjectStore,
-  path: string,
-  body: string,
-  contentType: string,
-  options: StoreCallOptions = {},
-): Promise<CreateOutcome> {
-  if (await store.create(path, body, contentType, options)) return { created: true, existing: null };
-  const existing = await store.get(path, options);
-  if (existing !== null && Buffer.from(body, "utf8").equals(existing))
-    return { created: true, existing: null };
-  return { created: false, existing };
 }
 
 /**

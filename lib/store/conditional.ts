@@ -1,5 +1,33 @@
-import { createIfAbsent } from "./briefs";
 import { type ObjectStore, type StoreCallOptions, StoreUnavailableError } from "./types";
+
+/** What `createIfAbsent` found. */
+export interface CreateOutcome {
+  /** The object at the path is this call's own. */
+  created: boolean;
+  /** When it is not: the bytes stored there instead (`null` when that was removed meanwhile). */
+  existing: Uint8Array | null;
+}
+
+/**
+ * Creates `path` holding `body` only if nothing is there, and says whether the object stored
+ * there now is this call's own. A remote store's client may retry a create whose answer was
+ * lost, and the retry meets the object the first attempt made: that is told apart from another
+ * writer's object by its bytes, so `body` must hold something unique to the caller (a brief's
+ * reference, a random revision).
+ */
+export async function createIfAbsent(
+  store: ObjectStore,
+  path: string,
+  body: string,
+  contentType: string,
+  options: StoreCallOptions = {},
+): Promise<CreateOutcome> {
+  if (await store.create(path, body, contentType, options)) return { created: true, existing: null };
+  const existing = await store.get(path, options);
+  if (existing !== null && Buffer.from(body, "utf8").equals(existing))
+    return { created: true, existing: null };
+  return { created: false, existing };
+}
 
 /**
  * Replaces `path` with `body` only if it is still at `version`, and says whether the object stored

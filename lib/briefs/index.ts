@@ -1,0 +1,16 @@
+export {
+  type AttachmentRecord,
+  type BriefRecord,
+  briefFolder,
+  type ClientRecord,
+  type Folder,
+} from "./record";
+export {
+  type AttachmentUpload,
+  type BriefFile,
+  SAVE_DEADLINES,
+  type SaveDeadlines,
+  saveBrief,
+  stagedClaimPath,
+  StagedUploadTakenError,
+} from "./save";

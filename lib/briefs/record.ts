@@ -1,0 +1,54 @@
+import type { Budget, ProjectType, Timeline } from "../schemas/brief";
+import type { Verification } from "../verification/types";
+
+/**
+ * The brief's record as the inbox keeps it (`brief.json`), and where it lives in the store's
+ * layout. Written by `saveBrief`, read by the ops side, described by the OpenAPI document.
+ */
+
+/** What `brief.json` says about the attached file. */
+export interface AttachmentRecord {
+  /** The stored object's name, e.g. `attachment.pdf`. */
+  filename: string;
+  /** The visitor's file name, cleaned; metadata only. */
+  originalName: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+}
+
+export interface ClientRecord {
+  /** Salted hash of the client address; `null` when the address is unknown. */
+  ipHash: string | null;
+  userAgent: string | null;
+  origin: string | null;
+}
+
+/** The stored form of a brief: `brief.json`. Optional fields the visitor left out are `null`. */
+export interface BriefRecord {
+  reference: string;
+  /** ISO 8601, UTC. */
+  receivedAt: string;
+  name: string;
+  email: string;
+  company: string | null;
+  role: string | null;
+  projectType: ProjectType;
+  budget: Budget;
+  timeline: Timeline;
+  description: string;
+  consent: true;
+  attachment: AttachmentRecord | null;
+  /** How the request's human check went: `passed`, `unavailable` (not checked) or `off`. */
+  verification: Verification;
+  client: ClientRecord;
+}
+
+/** Honeypot catches live apart from real briefs, under the same layout. */
+export type Folder = "briefs" | "spam";
+
+/** `briefs/YYYY/MM/DD/<reference>` for the UTC day of receipt. */
+export function briefFolder(folder: Folder, reference: string, receivedAt: Date): string {
+  const day = receivedAt.toISOString().slice(0, 10).replaceAll("-", "/");
+  return `${folder}/${day}/${reference}`;
+}
