@@ -1,10 +1,10 @@
 /**
  * The ops inbox tool: `npm run -s inbox -- <command>` (see `--help` and docs/operations.md). The work is
- * in lib/ops; this only connects it to the process, with the app's own configuration and services.
+ * in lib/ops, the command line and the printing in lib/ops-cli; this only connects it to the process, with the app's own configuration and services.
  */
 import { loadEnvConfig } from "@next/env";
 import { getConfig } from "../lib/config";
-import { runInboxTool } from "../lib/ops";
+import { runInboxTool } from "../lib/ops-cli";
 import { createInboxServices } from "../lib/services";
 
 // The same .env files `next start` reads from this directory (the environment wins over them).

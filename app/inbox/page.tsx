@@ -3,6 +3,7 @@ import { BriefFilters, BriefRows, Pager, StatusCounts } from "@/components/inbox
 import { InboxShell } from "@/components/inbox/shell";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
 import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
@@ -11,7 +12,7 @@ type Query = Record<string, string | string[] | undefined>;
 /** /inbox: the briefs, newest first, 50 a page, with the filters and the search in the URL. */
 export default async function InboxPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
-  const { services, actor } = await requirePageSession(pathWithQuery("/inbox", query));
+  const { services, actor } = await requirePageSession(pathWithQuery("/inbox", query), getServices);
   const filter = parseFilter(query);
   const result = await searchBriefs(services.store, "briefs", filter, { page: Number(query.page) || 1 });
   const kept = filterQuery(filter);

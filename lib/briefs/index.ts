@@ -2,6 +2,7 @@ export {
   type AttachmentRecord,
   type BriefRecord,
   briefFolder,
+  briefRecordSchema,
   type ClientRecord,
   type Folder,
 } from "./record";

@@ -1,5 +1,6 @@
+import { z } from "zod";
 import type { Budget, ProjectType, Timeline } from "../schemas/brief";
-import type { Verification } from "../verification/types";
+import { type Verification, VERIFICATIONS } from "../verification/types";
 
 /**
  * The brief's record as the inbox keeps it (`brief.json`), and where it lives in the store's
@@ -43,6 +44,53 @@ export interface BriefRecord {
   verification: Verification;
   client: ClientRecord;
 }
+
+const nullableText = z.string().nullable();
+
+/**
+ * `brief.json` as a reader takes it: the same fields as `BriefRecord`, checked, because the ops
+ * side prints and re-sends what it reads. Lenient where old records differ: an option renamed
+ * since still reads (any string; it shows unlabelled), and a record written before verification
+ * existed had no check configured, which is what `off` says.
+ */
+export const briefRecordSchema = z.object({
+  reference: z.string(),
+  receivedAt: z.iso.datetime(),
+  name: z.string(),
+  email: z.string(),
+  company: nullableText,
+  role: nullableText,
+  projectType: z.string(),
+  budget: z.string(),
+  timeline: z.string(),
+  description: z.string(),
+  consent: z.literal(true),
+  attachment: z
+    .object({
+      // Joined to the folder to fetch the file: a record must not point anywhere else.
+      filename: z.string().regex(/^attachment\.[a-z0-9]+$/),
+      originalName: z.string(),
+      contentType: z.string(),
+      size: z.number().int().nonnegative(),
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    })
+    .nullable(),
+  verification: z.enum(VERIFICATIONS as [Verification, ...Verification[]]).default("off"),
+  client: z.object({ ipHash: nullableText, userAgent: nullableText, origin: nullableText }),
+});
+
+/**
+ * The schema and the writer's interface describe one record: this fails to compile when a field
+ * is added to, or dropped from, only one of them.
+ */
+type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false;
+const recordMatchesSchema: SameKeys<BriefRecord, z.output<typeof briefRecordSchema>> = true;
+const attachmentMatchesSchema: SameKeys<
+  AttachmentRecord,
+  NonNullable<z.output<typeof briefRecordSchema>["attachment"]>
+> = true;
+void recordMatchesSchema;
+void attachmentMatchesSchema;
 
 /** Honeypot catches live apart from real briefs, under the same layout. */
 export type Folder = "briefs" | "spam";

@@ -3,9 +3,8 @@ import { notFound, redirect } from "next/navigation";
 import { assertDeclaredSize, mediaType, parseJsonObject, readText } from "../http/body";
 import { ApiError } from "../http/errors";
 import { isCrossOrigin } from "../http/origin";
-import { findBrief, type StoredBrief } from "../ops";
-import { parseReference } from "../reference";
-import { getServices, type Services } from "../services";
+import type { Config } from "../config";
+import { type NotifyingInbox, requireBrief, type StoredBrief } from "../ops";
 import { opsDone, opsFailed } from "./respond";
 import { liveSession, type OpsServices, SESSION_COOKIE } from "./sign-in";
 
@@ -13,10 +12,20 @@ import { liveSession, type OpsServices, SESSION_COOKIE } from "./sign-in";
  * The inbox on the web's gate. Every page, action and route calls one of these itself (the proxy
  * is no check): off -> 404; no live session -> a redirect to sign in (pages) or 401 (the rest);
  * every state change under the contact form's origin rule.
+ *
+ * The app's services come from the caller (a page or route passes `getServices`), never from the
+ * composition root itself: a getter, so that a configuration error is answered like any other.
  */
 
-export interface OpsContext {
-  services: Services;
+/** What the inbox on the web needs of the app's services; the app's own `Services` is one. */
+export interface OpsWebServices extends NotifyingInbox {
+  config: Config;
+  /** The inbox on the web (`OPS_EMAILS`); `null` when it is off. */
+  ops: OpsServices | null;
+}
+
+export interface OpsContext<S extends OpsWebServices = OpsWebServices> {
+  services: S;
   ops: OpsServices;
   /** The signed-in address. */
   actor: string;
@@ -25,18 +34,20 @@ export interface OpsContext {
 }
 
 /** 404 `not_found` when the inbox on the web is off; its services otherwise. */
-export function opsServices(): { services: Services; ops: OpsServices } {
+export function opsServices<S extends OpsWebServices>(
+  getServices: () => S,
+): { services: S; ops: OpsServices } {
   const services = getServices();
   if (!services.ops) throw new ApiError("not_found");
   return { services, ops: services.ops };
 }
 
 /** 403 `cross_origin` for a state change from another origin (the contact form's rule). */
-export function assertSameOrigin(request: Request, services: Services): void {
+export function assertSameOrigin(request: Request, services: { config: Config }): void {
   if (isCrossOrigin(request.headers, services.config)) throw new ApiError("cross_origin");
 }
 
-async function session(services: Services, ops: OpsServices) {
+async function session(services: OpsWebServices, ops: OpsServices) {
   const id = (await cookies()).get(SESSION_COOKIE)?.value;
   return liveSession(ops, services.config, id);
 }
@@ -45,11 +56,12 @@ async function session(services: Services, ops: OpsServices) {
  * For a route: 404 when off, 403 for a cross-origin state change (`mutation`), 401 without a
  * live session; else who is signed in.
  */
-export async function requireRouteSession(
+export async function requireRouteSession<S extends OpsWebServices>(
   request: Request,
+  getServices: () => S,
   { mutation }: { mutation: boolean },
-): Promise<OpsContext> {
-  const { services, ops } = opsServices();
+): Promise<OpsContext<S>> {
+  const { services, ops } = opsServices(getServices);
   if (mutation) assertSameOrigin(request, services);
   const live = await session(services, ops);
   if (!live) throw new ApiError("unauthorized");
@@ -57,7 +69,10 @@ export async function requireRouteSession(
 }
 
 /** For a page: Next's 404 when off, a redirect to sign in (and back to `path`) without a session. */
-export async function requirePageSession(path: string): Promise<OpsContext> {
+export async function requirePageSession<S extends OpsWebServices>(
+  path: string,
+  getServices: () => S,
+): Promise<OpsContext<S>> {
   const services = getServices();
   if (!services.ops) notFound();
   const live = await session(services, services.ops);
@@ -66,7 +81,9 @@ export async function requirePageSession(path: string): Promise<OpsContext> {
 }
 
 /** For the sign-in pages, which need no session: Next's 404 when off. */
-export function requireOpsPage(): { services: Services; ops: OpsServices } {
+export function requireOpsPage<S extends OpsWebServices>(
+  getServices: () => S,
+): { services: S; ops: OpsServices } {
   const services = getServices();
   if (!services.ops) notFound();
   return { services, ops: services.ops };
@@ -110,14 +127,6 @@ export async function readOpsFields(request: Request): Promise<Record<string, st
   return fields;
 }
 
-/** The brief a URL names (real or spam), or 404 `not_found`: an odd reference never reaches the store. */
-export async function briefFromUrl(services: Services, reference: string): Promise<StoredBrief> {
-  const canonical = parseReference(reference);
-  const brief = canonical === null ? null : await findBrief(services.store, canonical);
-  if (!brief) throw new ApiError("not_found", "There is no brief with this reference.");
-  return brief;
-}
-
 /** What a brief's action answers: a status for the JSON body and the page's notice, and more JSON. */
 export type BriefActionResult = { status: string } & Record<string, unknown>;
 
@@ -126,16 +135,17 @@ export type BriefActionResult = { status: string } & Record<string, unknown>;
  * 401 without a session), the brief (404 when there is none), then `act`; answered as JSON, or
  * with a 303 back to the brief's page for a form the browser posted itself.
  */
-export async function briefAction(
+export async function briefAction<S extends OpsWebServices>(
   request: Request,
   params: Promise<{ reference: string }>,
-  act: (context: OpsContext, brief: StoredBrief) => Promise<BriefActionResult>,
+  getServices: () => S,
+  act: (context: OpsContext<S>, brief: StoredBrief) => Promise<BriefActionResult>,
 ): Promise<Response> {
   const { reference } = await params;
   const back = `/inbox/${encodeURIComponent(reference)}`;
   try {
-    const context = await requireRouteSession(request, { mutation: true });
-    const brief = await briefFromUrl(context.services, reference);
+    const context = await requireRouteSession(request, getServices, { mutation: true });
+    const brief = await requireBrief(context.services, reference);
     return opsDone(request, await act(context, brief), back);
   } catch (error) {
     return opsFailed(request, error, back);

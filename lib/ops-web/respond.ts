@@ -1,12 +1,11 @@
 import { ApiError, errorResponse, json, toApiError } from "../http/errors";
 import { seeOther, wantsHtml } from "../http/navigation";
-import { StoreUnavailableError } from "../store";
-import { getServices } from "../services";
 
 /**
  * How the inbox's state changes answer: JSON for a script, or, for a form the browser posted
  * itself, a 303 back to a page that shows the outcome (`?done=<status>` or `?error=<code>`).
- * The gate's refusals (401, 403, 404) are always the contract's JSON.
+ * The gate's refusals (401, 403, 404) are always the contract's JSON. Every failure is worded by
+ * the API's one mapper, `toApiError`.
  */
 
 const SHOWN_ON_THE_PAGE = new Set([
@@ -15,23 +14,6 @@ const SHOWN_ON_THE_PAGE = new Set([
   "storage_unavailable",
   "email_unavailable",
 ]);
-
-/**
- * Any failure of the inbox's routes as the API's error: the store (or Redis, for sessions) not
- * answering is 503 `storage_unavailable`, logged; the rest as `toApiError` makes it.
- */
-export function opsApiError(error: unknown): ApiError {
-  if (error instanceof StoreUnavailableError) {
-    console.error("[ops] the store did not answer", error);
-    return new ApiError("storage_unavailable", "The inbox could not be reached just now.", { cause: error });
-  }
-  return toApiError(error);
-}
-
-/** `errorResponse` after `opsApiError`. */
-export function opsErrorResponse(error: unknown, headers: Record<string, string> = {}): Response {
-  return errorResponse(opsApiError(error), headers);
-}
 
 function withParams(location: string, params: Record<string, string>): string {
   const url = new URL(location, "http://inbox.invalid");
@@ -55,7 +37,7 @@ export function opsFailed(
   location: string | null,
   headers: Record<string, string> = {},
 ): Response {
-  const apiError = opsApiError(error);
+  const apiError = toApiError(error);
   if (location !== null && wantsHtml(request) && SHOWN_ON_THE_PAGE.has(apiError.code)) {
     const params: Record<string, string> = { error: apiError.code };
     const field = Object.keys(apiError.fields ?? {})[0];
@@ -68,16 +50,18 @@ export function opsFailed(
 }
 
 /**
- * GET of a route that only takes POST: 404 while the inbox on the web is off (as every path under
- * `/api/ops`), else 405.
+ * The GET of a route that only takes POST: 404 while the inbox on the web is off (as every path
+ * under `/api/ops`), else 405. `getServices` is the app's own, passed by the route.
  */
-export function postOnly(): Response {
-  let on = false;
-  try {
-    on = getServices().ops !== null;
-  } catch {
-    // a configuration error is reported at start
-  }
-  if (!on) return errorResponse(new ApiError("not_found"));
-  return new Response(null, { status: 405, headers: { Allow: "POST", "Cache-Control": "no-store" } });
+export function postOnly(getServices: () => { ops: unknown }): () => Response {
+  return () => {
+    let on = false;
+    try {
+      on = getServices().ops !== null;
+    } catch {
+      // a configuration error is reported at start
+    }
+    if (!on) return errorResponse(new ApiError("not_found"));
+    return new Response(null, { status: 405, headers: { Allow: "POST", "Cache-Control": "no-store" } });
+  };
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ObjectStore, StoreCallOptions } from "../store";
 import { InboxRecordError } from "./errors";
-import { check, parseJson } from "./records";
+import { check, parseJson } from "./parse";
 import { mapLimit } from "./reader";
 
 /**

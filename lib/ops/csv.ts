@@ -1,6 +1,3 @@
-import { EXPORT_COLUMNS, exportRow } from "./format";
-import type { StoredBrief } from "./records";
-
 /**
  * CSV as RFC 4180 writes it: records end in CRLF; a field holding a comma, a double quote, CR or
  * LF is put in double quotes, with each double quote in it doubled. Text is UTF-8, no BOM.
@@ -22,15 +19,4 @@ export function csvCell(value: string | number | null): string {
 
 export function csvRecord(values: readonly (string | number | null)[]): string {
   return `${values.map(csvCell).join(",")}\r\n`;
-}
-
-/**
- * The briefs' CSV, as the ops tool's `export --format csv` and the web inbox's export both write
- * it: the header, then one record per brief, in `EXPORT_COLUMNS`' order.
- */
-export const EXPORT_CSV_HEADER = csvRecord(EXPORT_COLUMNS);
-
-export function exportCsvRecord(brief: StoredBrief): string {
-  const row = exportRow(brief);
-  return csvRecord(EXPORT_COLUMNS.map((column) => row[column]));
 }

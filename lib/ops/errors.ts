@@ -7,8 +7,3 @@ export class OpsError extends Error {
 export class InboxRecordError extends OpsError {
   override name = "InboxRecordError";
 }
-
-/** The command line itself is wrong (unknown command, bad flag or value): usage, exit code 2. */
-export class UsageError extends Error {
-  override name = "UsageError";
-}

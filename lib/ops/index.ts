@@ -1,5 +1,16 @@
-export { parseInvocation, runInboxTool, USAGE } from "./cli";
-export type { Invocation, Output } from "./cli";
+/**
+ * The ops domain: reading the inbox, and each ops action once (the work and its audit entry),
+ * used alike by the inbox on the web (lib/ops-web, app/inbox, app/api/ops) and the ops tool
+ * (lib/ops-cli). Actions take narrow dependencies (`deps.ts`) and throw the API's errors
+ * (`ApiError`) and the store's (`StoreUnavailableError`); each adapter words them its own way.
+ */
+export { addBriefNote, changeStatus, requireBrief } from "./actions/brief-state";
+export { downloadAttachment } from "./actions/download";
+export { eraseAddress } from "./actions/erase";
+export { exportBriefs } from "./actions/export";
+export { collectGarbage, type GarbageCollected, type GarbageOptions, type Housekeeping } from "./actions/gc";
+export { markNotSpam, type NotSpamResult } from "./actions/not-spam";
+export { redeliverOne } from "./actions/redeliver";
 export {
   AUDIT_ACTIONS,
   AUDIT_PAGE_SIZE,
@@ -10,20 +21,19 @@ export {
   readAudit,
   recordAudit,
 } from "./audit";
-export { csvCell, csvRecord, EXPORT_CSV_HEADER, exportCsvRecord } from "./csv";
+export { csvCell, csvRecord } from "./csv";
+export type { Acting, InboxStore, NotifyingInbox } from "./deps";
 export { erase, type ErasePlan, type EraseResult, planErase } from "./erase";
-export { InboxRecordError, OpsError, UsageError } from "./errors";
+export { InboxRecordError, OpsError } from "./errors";
+export { EXPORT_COLUMNS, EXPORT_CSV_HEADER, exportCsvRecord, exportRow, type ExportRow } from "./export";
 export {
   acknowledgmentResult,
   budgetLabel,
   deliveryStatus,
-  exportRow,
   projectTypeLabel,
   timelineLabel,
   utcTime,
-  wrap,
-} from "./format";
-export { moveToInbox, type NotSpamResult } from "./not-spam";
+} from "./labels";
 export {
   attachmentStart,
   findBrief,
@@ -33,8 +43,14 @@ export {
   readSubscribers,
 } from "./reader";
 export type { StoredBrief } from "./records";
-export { needsRedelivery, planRedelivery, redeliverBrief, stillFailing } from "./redeliver";
-export type { RedeliveryResult } from "./redeliver";
+export {
+  needsRedelivery,
+  planRedelivery,
+  redeliverBrief,
+  type RedeliveryOptions,
+  type RedeliveryResult,
+  stillFailing,
+} from "./redeliver";
 export {
   type BriefFilter,
   type BriefPage,

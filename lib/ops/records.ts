@@ -1,17 +1,11 @@
 import { z } from "zod";
-import type { BriefRecord, Folder } from "../briefs";
+import { type BriefRecord, briefRecordSchema, type Folder } from "../briefs";
 import { CHANNEL_NAMES, type Delivery } from "../notify";
 import { InboxRecordError } from "./errors";
+import { check, parseJson } from "./parse";
 import { parseRecord } from "../newsletter/subscribers";
 import type { SubscriberRecord } from "../newsletter/subscribers";
-import { VERIFICATIONS } from "../verification";
 import type { BriefState } from "./state";
-
-/**
- * A record's human check. One written before verification existed has none: no check was
- * configured then, which is what `off` says.
- */
-const verificationSchema = z.enum(VERIFICATIONS as [string, ...string[]]);
 
 /** A brief as the ops tool reads it from the inbox. */
 export interface StoredBrief {
@@ -26,58 +20,10 @@ export interface StoredBrief {
   state: BriefState;
 }
 
-const nullableText = z.string().nullable();
-
-/**
- * `brief.json` as `saveBrief` writes it. Checked, because the tool prints and re-sends what it
- * reads: a record that is not a brief is reported, never half-shown or half-sent.
- */
-const briefRecordSchema = z.object({
-  reference: z.string(),
-  receivedAt: z.iso.datetime(),
-  name: z.string(),
-  email: z.string(),
-  company: nullableText,
-  role: nullableText,
-  // Any string: a record from before an option was renamed still reads (its value shows unlabelled).
-  projectType: z.string(),
-  budget: z.string(),
-  timeline: z.string(),
-  description: z.string(),
-  consent: z.literal(true),
-  attachment: z
-    .object({
-      // Joined to the folder to fetch the file: a record must not point anywhere else.
-      filename: z.string().regex(/^attachment\.[a-z0-9]+$/),
-      originalName: z.string(),
-      contentType: z.string(),
-      size: z.number().int().nonnegative(),
-      sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    })
-    .nullable(),
-  verification: verificationSchema.default("off"),
-  client: z.object({ ipHash: nullableText, userAgent: nullableText, origin: nullableText }),
-});
-
 const outcomeSchema = z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() });
 const acknowledgmentSchema = outcomeSchema.extend({ suppressed: z.literal(true).optional() });
 
-export function parseJson(path: string, bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(Buffer.from(bytes).toString("utf8"));
-  } catch {
-    throw new InboxRecordError(`${path} is not valid JSON`);
-  }
-}
-
-export function check<T>(path: string, schema: z.ZodType<T>, value: unknown, what: string): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` (${issue.path.join(".")})` : "";
-  throw new InboxRecordError(`${path} is not ${what}${where}`);
-}
-
+/** `brief.json`, checked against the record's one schema (lenient where old records differ). */
 export function parseBriefRecord(path: string, bytes: Uint8Array): BriefRecord {
   return check(path, briefRecordSchema, parseJson(path, bytes), "a brief record") as BriefRecord;
 }

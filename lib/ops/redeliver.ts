@@ -10,7 +10,7 @@ import {
   type NoticeAttachment,
   writeDelivery,
 } from "../notify";
-import type { InboxServices } from "../services";
+import type { NotifyingInbox } from "./deps";
 import { readAttachment } from "./reader";
 import type { StoredBrief } from "./records";
 
@@ -152,7 +152,7 @@ export async function noticeFor(
  * or an unreadable file: the result says what happened.
  */
 export async function redeliverBrief(
-  services: InboxServices,
+  services: NotifyingInbox,
   brief: StoredBrief,
   now = new Date(),
   options: RedeliveryOptions = {},

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
 import { z } from "zod";
-import { check, parseJson } from "./records";
+import { check, parseJson } from "./parse";
 
 /**
  * What ops did with a brief, kept in `.../<reference>/state.json` beside `brief.json` (which is

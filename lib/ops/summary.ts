@@ -3,7 +3,7 @@ import type { ObjectStore } from "../store";
 import type { Folder } from "../briefs";
 import { describeFailure } from "../notify";
 import { InboxRecordError } from "./errors";
-import { deliveryStatus } from "./format";
+import { deliveryStatus } from "./labels";
 import { type BriefFolder, listMonth, mapLimit, monthPath, readBrief } from "./reader";
 import type { StoredBrief } from "./records";
 import { BRIEF_STATUSES, type BriefStatus } from "./state";

@@ -24,6 +24,7 @@ import {
 } from "@/lib/ops";
 import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
 import { parseReference } from "@/lib/reference";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
@@ -125,6 +126,7 @@ export default async function BriefPage({
   const [{ reference: raw }, query] = await Promise.all([params, searchParams]);
   const { services, actor } = await requirePageSession(
     pathWithQuery(`/inbox/${encodeURIComponent(raw)}`, query),
+    getServices,
   );
   const reference = parseReference(raw);
   const brief = reference === null ? null : await findBrief(services.store, reference);

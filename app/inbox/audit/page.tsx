@@ -1,12 +1,13 @@
 import { InboxShell } from "@/components/inbox/shell";
 import { AUDIT_PAGE_SIZE, auditTargetText, readAudit, utcTime } from "@/lib/ops";
 import { requirePageSession } from "@/lib/ops-web/gate";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
 /** /inbox/audit: who did what, newest first. */
 export default async function AuditPage() {
-  const { services, actor } = await requirePageSession("/inbox/audit");
+  const { services, actor } = await requirePageSession("/inbox/audit", getServices);
   const entries = await readAudit(services.store);
   return (
     <InboxShell actor={actor} current="audit">

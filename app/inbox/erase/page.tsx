@@ -4,6 +4,7 @@ import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
 import { planErase } from "@/lib/ops";
 import { requirePageSession } from "@/lib/ops-web/gate";
 import { email as emailRule } from "@/lib/schemas/text";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
@@ -22,7 +23,7 @@ const count = (value: unknown) => (typeof value === "string" && /^\d+$/.test(val
 export default async function ErasePage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
   // The address is left out of `next`: after signing in, the look-up starts again.
-  const { services, actor } = await requirePageSession("/inbox/erase");
+  const { services, actor } = await requirePageSession("/inbox/erase", getServices);
   const typed = typeof query.email === "string" ? query.email.trim() : "";
   const address = typed === "" ? null : emailRule.safeParse(typed);
   const plan = address?.success ? await planErase(services.store, address.data) : null;

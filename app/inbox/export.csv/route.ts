@@ -1,7 +1,8 @@
+import { errorResponse } from "@/lib/http/errors";
 import { apiTransportSecurityHeaders } from "@/lib/http/security-headers";
-import { EXPORT_CSV_HEADER, exportCsvRecord, filteredBriefs, parseFilter, recordAudit } from "@/lib/ops";
+import { EXPORT_CSV_HEADER, exportBriefs, exportCsvRecord, parseFilter } from "@/lib/ops";
 import { requireRouteSession } from "@/lib/ops-web/gate";
-import { opsErrorResponse } from "@/lib/ops-web/respond";
+import { getServices } from "@/lib/services";
 
 /**
  * GET /inbox/export.csv?<the list's filters>: the ops tool's CSV of the briefs the list shows
@@ -9,18 +10,10 @@ import { opsErrorResponse } from "@/lib/ops-web/respond";
  */
 export async function GET(request: Request): Promise<Response> {
   try {
-    const { services, actor } = await requireRouteSession(request, { mutation: false });
-    const url = new URL(request.url);
-    const filter = parseFilter(Object.fromEntries(url.searchParams));
-    // The search text may be someone's address: the log says a search was made, never its text,
-    // so erasing an address leaves nothing of it here either.
-    const { status, from, to, q } = filter;
-    await recordAudit(services.store, {
+    const { services, actor } = await requireRouteSession(request, getServices, { mutation: false });
+    const filter = parseFilter(Object.fromEntries(new URL(request.url).searchParams));
+    const briefs = await exportBriefs(services, filter, {
       actor,
-      action: "export",
-      target: { status, from, to, search: q === null ? null : "not recorded" },
-    });
-    const briefs = filteredBriefs(services.store, "briefs", filter, {
       onProblem: (problem) => console.warn(`[ops] export skipped: ${problem.message}`),
     });
     const encoder = new TextEncoder();
@@ -48,6 +41,6 @@ export async function GET(request: Request): Promise<Response> {
       },
     });
   } catch (error) {
-    return opsErrorResponse(error);
+    return errorResponse(error);
   }
 }

@@ -4,6 +4,7 @@ import { SignInHumanCheck } from "@/components/inbox/sign-in-check";
 import { requireOpsPage } from "@/lib/ops-web/gate";
 import { safeNext } from "@/lib/ops-web/sign-in";
 import { widgetSiteKey } from "@/lib/verification";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +13,7 @@ type Query = Record<string, string | string[] | undefined>;
 /** /inbox/sign-in: an address, and a link by email to the listed ones. No password anywhere. */
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
-  const { services } = requireOpsPage();
+  const { services } = requireOpsPage(getServices);
   const next = safeNext(query.next);
   const siteKey = widgetSiteKey(services.config);
   const failed = errorText(query);

@@ -2,6 +2,7 @@ import { BriefFilters, BriefRows, Pager } from "@/components/inbox/brief-list";
 import { InboxShell } from "@/components/inbox/shell";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
 import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
@@ -10,7 +11,7 @@ type Query = Record<string, string | string[] | undefined>;
 /** /inbox/spam: what the honeypot caught; each opens with a "Not spam" button. */
 export default async function SpamPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
-  const { services, actor } = await requirePageSession(pathWithQuery("/inbox/spam", query));
+  const { services, actor } = await requirePageSession(pathWithQuery("/inbox/spam", query), getServices);
   const filter = { ...parseFilter(query), status: null };
   const result = await searchBriefs(services.store, "spam", filter, { page: Number(query.page) || 1 });
   return (

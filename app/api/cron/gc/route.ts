@@ -1,10 +1,10 @@
-import { collectStaleUploads } from "@/lib/contact/staging";
-import { ABANDONED_UPLOAD_AGE_MS, Deadline, StoreUnavailableError } from "@/lib/store";
-import { collectExpiredSignIns } from "@/lib/ops-web/cleanup";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import { hasBearer } from "@/lib/http/bearer";
 import type { GcBody } from "@/lib/http/responses";
+import { collectGarbage } from "@/lib/ops";
+import { collectExpiredSignIns } from "@/lib/ops-web/cleanup";
 import { getServices } from "@/lib/services";
+import { Deadline } from "@/lib/store";
 
 export const dynamic = "force-dynamic";
 
@@ -30,22 +30,16 @@ export async function GET(request: Request): Promise<Response> {
         headers: { "WWW-Authenticate": 'Bearer realm="cron"' },
       });
     }
-    const now = new Date();
     const { options } = Deadline.in(GC_DEADLINE_MS);
-    const [uploads, signIns, abandoned] = await Promise.all([
-      collectStaleUploads(store, now, options),
-      collectExpiredSignIns(store, now, options),
-      store.removeAbandonedUploads(new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS), options),
-    ]).catch((error: unknown) => {
-      if (!(error instanceof StoreUnavailableError)) throw error;
-      console.warn(`[gc] ${error.message}; the next run tries again`);
-      throw new ApiError("storage_unavailable", "The inbox could not be reached; the next run tries again.");
-    });
-    if (uploads.length > 0) console.info(`[gc] removed ${uploads.length} staged uploads no brief claimed`);
-    if (signIns.length > 0) console.info(`[gc] removed ${signIns.length} expired sessions and spent links`);
-    if (abandoned.length > 0)
-      console.info(`[gc] removed ${abandoned.length} unfinished uploads' temporary files`);
-    const removed = uploads.length + signIns.length + abandoned.length;
+    const collected = await collectGarbage({ store, collectExpiredSignIns }, { call: options });
+    const { stagedUploads, expiredSignIns, abandonedUploads } = collected;
+    if (stagedUploads.length > 0)
+      console.info(`[gc] removed ${stagedUploads.length} staged uploads no brief claimed`);
+    if (expiredSignIns.length > 0)
+      console.info(`[gc] removed ${expiredSignIns.length} expired sessions and spent links`);
+    if (abandonedUploads.length > 0)
+      console.info(`[gc] removed ${abandonedUploads.length} unfinished uploads' temporary files`);
+    const removed = stagedUploads.length + expiredSignIns.length + abandonedUploads.length;
     return json({ ok: true, removed } satisfies GcBody);
   } catch (error) {
     return errorResponse(error);

@@ -1,6 +1,6 @@
-import { ApiError } from "@/lib/http/errors";
+import { ApiError, errorResponse } from "@/lib/http/errors";
 import { requireRouteSession } from "@/lib/ops-web/gate";
-import { opsErrorResponse } from "@/lib/ops-web/respond";
+import { getServices } from "@/lib/services";
 
 /**
  * Any other path under /api/ops: 404 while the inbox on the web is off, 401 without a session,
@@ -8,10 +8,10 @@ import { opsErrorResponse } from "@/lib/ops-web/respond";
  */
 async function unknown(request: Request): Promise<Response> {
   try {
-    await requireRouteSession(request, { mutation: false });
+    await requireRouteSession(request, getServices, { mutation: false });
     throw new ApiError("not_found");
   } catch (error) {
-    return opsErrorResponse(error);
+    return errorResponse(error);
   }
 }
 

@@ -1,8 +1,9 @@
 import { validationFailed } from "@/lib/http/errors";
-import { erase, planErase, recordAudit } from "@/lib/ops";
+import { eraseAddress } from "@/lib/ops";
 import { readOpsFields, requireRouteSession } from "@/lib/ops-web/gate";
 import { opsDone, opsFailed, postOnly } from "@/lib/ops-web/respond";
 import { email as emailRule } from "@/lib/schemas/text";
+import { getServices } from "@/lib/services";
 
 /**
  * POST /api/ops/erase: `{ email, confirm }`, the address typed twice. Removes every file of the
@@ -11,15 +12,15 @@ import { email as emailRule } from "@/lib/schemas/text";
  */
 export async function POST(request: Request): Promise<Response> {
   try {
-    const { services, actor } = await requireRouteSession(request, { mutation: true });
+    const { services, actor } = await requireRouteSession(request, getServices, { mutation: true });
     const fields = await readOpsFields(request);
     const email = emailRule.safeParse(fields.email);
     if (!email.success) throw validationFailed({ email: "Type the address to erase." });
-    if ((fields.confirm ?? "").trim().toLowerCase() !== email.data.toLowerCase()) {
-      throw validationFailed({ confirm: "Type the same address again to confirm." });
-    }
-    const result = await erase(services.store, await planErase(services.store, email.data));
-    await recordAudit(services.store, { actor, action: "erase", target: { ...result } });
+    const result = await eraseAddress(
+      services,
+      { email: email.data, confirm: fields.confirm ?? "" },
+      { actor },
+    );
     const counts = `briefs=${result.briefs}&spam=${result.spam}&subscribers=${result.subscribers}`;
     return opsDone(request, { status: "erased", ...result }, `/inbox/erase?${counts}`);
   } catch (error) {
@@ -27,4 +28,4 @@ export async function POST(request: Request): Promise<Response> {
   }
 }
 
-export const GET = postOnly;
+export const GET = postOnly(getServices);

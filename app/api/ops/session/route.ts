@@ -3,6 +3,7 @@ import { json } from "@/lib/http/errors";
 import { assertSameOrigin, opsServices, readOpsFields } from "@/lib/ops-web/gate";
 import { opsFailed, postOnly } from "@/lib/ops-web/respond";
 import { safeNext, sessionCookie, startSession } from "@/lib/ops-web/sign-in";
+import { getServices } from "@/lib/services";
 
 /**
  * POST /api/ops/session: the confirmation page's button, `{ token, next? }`. Spends the emailed
@@ -12,7 +13,7 @@ import { safeNext, sessionCookie, startSession } from "@/lib/ops-web/sign-in";
 export async function POST(request: Request): Promise<Response> {
   const fields: Record<string, string> = {};
   try {
-    const { services, ops } = opsServices();
+    const { services, ops } = opsServices(getServices);
     assertSameOrigin(request, services);
     Object.assign(fields, await readOpsFields(request));
     const session = await startSession(ops, services.config, services.store, fields.token);
@@ -24,4 +25,4 @@ export async function POST(request: Request): Promise<Response> {
   }
 }
 
-export const GET = postOnly;
+export const GET = postOnly(getServices);

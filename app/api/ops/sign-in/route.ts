@@ -4,6 +4,7 @@ import { opsDone, opsFailed, postOnly } from "@/lib/ops-web/respond";
 import { parseSignInEmail, requestSignInLink } from "@/lib/ops-web/sign-in";
 import { enforceRateLimit } from "@/lib/ratelimit";
 import { requireHuman, TOKEN_FIELD } from "@/lib/verification";
+import { getServices } from "@/lib/services";
 
 /**
  * POST /api/ops/sign-in: `{ email }` (JSON or a form post). Every valid address gets the same
@@ -13,7 +14,7 @@ import { requireHuman, TOKEN_FIELD } from "@/lib/verification";
 export async function POST(request: Request): Promise<Response> {
   let headers: Record<string, string> = {};
   try {
-    const { services, ops } = opsServices();
+    const { services, ops } = opsServices(getServices);
     assertSameOrigin(request, services);
     const address = clientAddress(request.headers, services.config.trustedProxyHops);
     headers = await enforceRateLimit(ops.limits.client, rateLimitSubject(address));
@@ -33,4 +34,4 @@ export async function POST(request: Request): Promise<Response> {
   }
 }
 
-export const GET = postOnly;
+export const GET = postOnly(getServices);

@@ -2,11 +2,14 @@ import { recordAudit } from "@/lib/ops";
 import { requireRouteSession } from "@/lib/ops-web/gate";
 import { opsDone, opsFailed, postOnly } from "@/lib/ops-web/respond";
 import { sessionCookie } from "@/lib/ops-web/sign-in";
+import { getServices } from "@/lib/services";
 
 /** POST /api/ops/sign-out (any body or none): ends the session on the server at once. */
 export async function POST(request: Request): Promise<Response> {
   try {
-    const { services, ops, actor, sessionHash } = await requireRouteSession(request, { mutation: true });
+    const { services, ops, actor, sessionHash } = await requireRouteSession(request, getServices, {
+      mutation: true,
+    });
     await ops.sessions.end(sessionHash, actor);
     await recordAudit(services.store, { actor, action: "sign-out", target: null });
     return opsDone(request, { status: "signed-out" }, "/inbox/sign-in", {
@@ -17,4 +20,4 @@ export async function POST(request: Request): Promise<Response> {
   }
 }
 
-export const GET = postOnly;
+export const GET = postOnly(getServices);

@@ -1,9 +1,9 @@
-import { ApiError } from "@/lib/http/errors";
+import { errorResponse } from "@/lib/http/errors";
 import { apiTransportSecurityHeaders } from "@/lib/http/security-headers";
-import { openAttachment, recordAudit } from "@/lib/ops";
+import { downloadAttachment, requireBrief } from "@/lib/ops";
 import { attachmentHeaders } from "@/lib/ops-web/download";
-import { briefFromUrl, requireRouteSession } from "@/lib/ops-web/gate";
-import { opsErrorResponse } from "@/lib/ops-web/respond";
+import { requireRouteSession } from "@/lib/ops-web/gate";
+import { getServices } from "@/lib/services";
 
 type Params = { params: Promise<{ reference: string }> };
 
@@ -13,21 +13,14 @@ type Params = { params: Promise<{ reference: string }> };
  */
 export async function GET(request: Request, { params }: Params): Promise<Response> {
   try {
-    const { services, actor } = await requireRouteSession(request, { mutation: false });
-    const brief = await briefFromUrl(services, (await params).reference);
-    const { attachment, reference } = brief.record;
-    if (!attachment) throw new ApiError("not_found", "This brief has no attachment.");
-    const body = await openAttachment(services.store, brief);
+    const { services, actor } = await requireRouteSession(request, getServices, { mutation: false });
+    const brief = await requireBrief(services, (await params).reference);
     const inline = new URL(request.url).searchParams.has("inline");
-    await recordAudit(services.store, {
-      actor,
-      action: "download",
-      target: inline ? { reference, shown: "inline" } : reference,
-    });
+    const { attachment, body } = await downloadAttachment(services, brief, { actor, inline });
     return new Response(body, {
       headers: { ...apiTransportSecurityHeaders(), ...attachmentHeaders(attachment) },
     });
   } catch (error) {
-    return opsErrorResponse(error);
+    return errorResponse(error);
   }
 }

@@ -3,6 +3,7 @@ import { errorText } from "@/components/inbox/forms";
 import { focusRing, Notice } from "@/components/inbox/shell";
 import { requireOpsPage } from "@/lib/ops-web/gate";
 import { safeNext } from "@/lib/ops-web/sign-in";
+import { getServices } from "@/lib/services";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +15,7 @@ type Query = Record<string, string | string[] | undefined>;
  */
 export default async function ConfirmSignInPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
-  requireOpsPage();
+  requireOpsPage(getServices);
   const token = typeof query.token === "string" ? query.token : "";
   const failed = errorText(query);
   return (

@@ -2,6 +2,7 @@ import { recordAudit } from "@/lib/ops";
 import { requireRouteSession } from "@/lib/ops-web/gate";
 import { opsDone, opsFailed, postOnly } from "@/lib/ops-web/respond";
 import { endEverySession, sessionCookie } from "@/lib/ops-web/sign-in";
+import { getServices } from "@/lib/services";
 
 /**
  * POST /api/ops/sign-out/everywhere (any body or none): ends every session of the signed-in
@@ -9,7 +10,9 @@ import { endEverySession, sessionCookie } from "@/lib/ops-web/sign-in";
  */
 export async function POST(request: Request): Promise<Response> {
   try {
-    const { services, ops, actor, sessionHash } = await requireRouteSession(request, { mutation: true });
+    const { services, ops, actor, sessionHash } = await requireRouteSession(request, getServices, {
+      mutation: true,
+    });
     const ended = await endEverySession(ops, actor, sessionHash);
     const target = `everywhere (${ended} ${ended === 1 ? "session" : "sessions"})`;
     await recordAudit(services.store, { actor, action: "sign-out", target });
@@ -21,4 +24,4 @@ export async function POST(request: Request): Promise<Response> {
   }
 }
 
-export const GET = postOnly;
+export const GET = postOnly(getServices);

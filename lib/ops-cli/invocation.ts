@@ -1,68 +1,16 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { ConfigError } from "../config";
-import { StoreUnavailableError } from "../store";
-import { describeFailure } from "../notify";
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from "../newsletter/subscribers";
+import { AUDIT_PAGE_SIZE, BRIEF_STATUSES, type BriefStatus, isBriefStatus, noteProblem } from "../ops";
 import { parseReference } from "../reference";
-import { COMMANDS, type CommandContext, type Output } from "./commands";
-import { AUDIT_PAGE_SIZE } from "./audit";
-import { OpsError, UsageError } from "./errors";
-import { BRIEF_STATUSES, type BriefStatus, isBriefStatus, noteProblem } from "./state";
-
-export { type Output } from "./commands";
-
-export const USAGE = `Usage: npm run -s inbox -- <command> [options]
-
-Reads the intake inbox with the app's own configuration: INBOX_DIR, or the Vercel Blob store
-when BLOB_READ_WRITE_TOKEN is set; redeliver uses WEBHOOK_* and SMTP_URL/EMAIL_* as the app does.
-
-Commands:
-  list [--since YYYY-MM-DD] [--json]
-      Briefs, newest first: a table, or a JSON array.
-  show <reference> [--json]
-      One brief in full, with its attachment and delivery record.
-  attachment <reference> [--out PATH] [--force]
-      Saves the brief's file (default: its original name, in the current folder; "-" writes to
-      stdout), after checking it against the SHA-256 in brief.json. Never overwrites without --force.
-  export --format csv|json [--since YYYY-MM-DD] [--out FILE] [--force]
-      Every brief, one row each, to stdout or FILE. Progress goes to stderr.
-  subscribers [--status confirmed|pending|unsubscribed|all] [--json | --csv]
-      Newsletter subscribers with their status and topics, newest first: by default only the
-      confirmed ones, who get the newsletter (the table says how many others there are).
-  redeliver <reference> | --failed [--since YYYY-MM-DD] [--acknowledgment]
-      Sends a brief again through the channels recorded as failed (--failed: every brief with a
-      failed or missing delivery record), and updates delivery.json. Spam is never redelivered.
-      --acknowledgment also resends the sender's acknowledgment when it is recorded as failed
-      (never one that was sent, nor one held back by the 10-minute window or verification).
-  spam [--since YYYY-MM-DD] [--json]
-      What the honeypot caught, as list shows briefs.
-  status <reference> new|handled|archived [--by NAME]
-      Sets a brief's status (state.json beside brief.json, written with a conditional write).
-  note <reference> "<text>" [--by NAME]
-      Adds a note to a brief.
-  erase <address> [--confirm <address>] [--by NAME]
-      Shows how many briefs, spam entries and subscriber records come from the address; with
-      --confirm and the same address typed again, removes every file of them (right to erasure).
-  audit [--limit N] [--json]
-      The audit log, newest first (sign-ins, downloads, exports, status, notes, erasures...).
-  gc [--dry-run]
-      Removes files uploaded ahead of a form (Blob inbox, staging/) that no brief claimed within
-      an hour, and the inbox on the web's expired sessions and spent sign-in links (kept in the
-      store without Redis). --dry-run only lists them.
-
-status, note and erase are recorded in the audit log as --by, else as ops-tool:<your user name>.
-A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).
-Exit status: 0 done; 1 failed (not found, damaged file, a delivery still failing, unreadable
-records, the inbox unreachable); 2 wrong usage.
-`;
+import { UsageError } from "./errors";
 
 type OptionSpec = Record<string, { type: "string" | "boolean" }>;
 
 const SINCE = { since: { type: "string" } } as const;
 const BY = { by: { type: "string" } } as const;
 
-const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, number] }> = {
+const OPTIONS = {
   list: { options: { ...SINCE, json: { type: "boolean" } }, positionals: [0, 0] },
   spam: { options: { ...SINCE, json: { type: "boolean" } }, positionals: [0, 0] },
   show: { options: { json: { type: "boolean" } }, positionals: [1, 1] },
@@ -84,7 +32,14 @@ const OPTIONS: Record<string, { options: OptionSpec; positionals: [number, numbe
   note: { options: { ...BY }, positionals: [2, 2] },
   erase: { options: { ...BY, confirm: { type: "string" } }, positionals: [1, 1] },
   audit: { options: { limit: { type: "string" }, json: { type: "boolean" } }, positionals: [0, 0] },
-};
+} satisfies Record<string, { options: OptionSpec; positionals: [number, number] }>;
+
+/** The tool's commands, by name. */
+export type CommandName = keyof typeof OPTIONS;
+
+function isCommandName(value: string): value is CommandName {
+  return Object.hasOwn(OPTIONS, value);
+}
 
 /** What to say when a command's arguments are missing, where "a reference" would not say it all. */
 const MISSING_ARGUMENTS: Record<string, string> = {
@@ -95,7 +50,7 @@ const MISSING_ARGUMENTS: Record<string, string> = {
 
 /** What a command was asked, checked: values are only those the command can use. */
 export interface Invocation {
-  command: keyof typeof COMMANDS;
+  command: CommandName;
   reference: string | null;
   since: string | null;
   json: boolean;
@@ -140,8 +95,8 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
   const [command, ...rest] = argv;
   if (command === undefined) throw new UsageError("no command given");
   if (argv.some((arg) => arg === "--help" || arg === "-h") || command === "help") return "help";
-  const spec = OPTIONS[command];
-  if (!spec) throw new UsageError(`unknown command "${command}"`);
+  if (!isCommandName(command)) throw new UsageError(`unknown command "${command}"`);
+  const spec: { options: OptionSpec; positionals: [number, number] } = OPTIONS[command];
 
   let parsed;
   try {
@@ -222,7 +177,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
   const since = text("since");
 
   return {
-    command: command as Invocation["command"],
+    command,
     reference,
     since: since === null ? null : parseDay(since),
     json: flag("json"),
@@ -241,45 +196,4 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     by: by === null ? null : by.trim(),
     limit: limitText === null ? AUDIT_PAGE_SIZE : Number(limitText),
   };
-}
-
-/**
- * `npm run inbox -- <command>`: parses the command line, builds the inbox's services only once it
- * is valid, runs the command and answers its exit status. Never throws.
- */
-export async function runInboxTool(argv: readonly string[], output: Output): Promise<number> {
-  const { stderr } = output;
-  let invocation: Invocation | "help";
-  try {
-    invocation = parseInvocation(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    stderr.write(`inbox: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (invocation === "help") {
-    output.stdout.write(USAGE);
-    return 0;
-  }
-  try {
-    const context: CommandContext = {
-      ...output,
-      ...output.services(),
-      now: output.now ?? (() => new Date()),
-    };
-    return await COMMANDS[invocation.command](invocation, context);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      stderr.write(`inbox: ${error.message}\nSee .env.example for every variable and its format.\n`);
-    } else if (error instanceof OpsError) {
-      stderr.write(`inbox: ${error.message}\n`);
-    } else if (error instanceof StoreUnavailableError) {
-      stderr.write(`inbox: the inbox could not be read: ${describeFailure(error)}\n`);
-    } else {
-      stderr.write(
-        `inbox: ${describeFailure(error)}\n${error instanceof Error ? (error.stack ?? "") : ""}\n`,
-      );
-    }
-    return 1;
-  }
 }

@@ -1,0 +1,116 @@
+import { formatBytes } from "../format";
+import { CHANNEL_NAMES, type Delivery } from "../notify";
+import {
+  acknowledgmentResult,
+  budgetLabel,
+  projectTypeLabel,
+  type StoredBrief,
+  timelineLabel,
+  utcTime,
+} from "../ops";
+import { printable, wrap } from "./text";
+
+function field(labelText: string, value: string, indent = ""): string {
+  return `${indent}${`${labelText}`.padEnd(14)}${printable(value)}`;
+}
+
+function labelled(labels: string, value: string): string {
+  return labels === value ? value : `${labels} (${value})`;
+}
+
+/** The human check in full, for `show`. */
+const VERIFICATION_DETAILS: Record<StoredBrief["record"]["verification"], string> = {
+  passed: "passed (Cloudflare Turnstile)",
+  unavailable: "unavailable: Turnstile could not be reached, let through unchecked",
+  off: "off: human verification was not configured",
+};
+
+/** Everything about one brief, for `show`. */
+export function briefDetails(brief: StoredBrief): string {
+  const { record } = brief;
+  const lines = [
+    `Brief ${record.reference}${brief.kind === "spam" ? " (caught by the honeypot)" : ""}`,
+    field("Stored at", `${brief.folder}/`),
+    field("Received", `${utcTime(record.receivedAt, true)} UTC`),
+    "",
+    field("Name", record.name),
+    field("Email", record.email),
+    field("Company", record.company ?? "—"),
+    field("Role", record.role ?? "—"),
+    field("Project type", labelled(projectTypeLabel(record.projectType), record.projectType)),
+    field("Budget", labelled(budgetLabel(record.budget), record.budget)),
+    field("Timeline", labelled(timelineLabel(record.timeline), record.timeline)),
+    field("Consent", record.consent ? "given" : "not given"),
+    field("Human check", VERIFICATION_DETAILS[record.verification]),
+    "",
+    "Description",
+    ...wrap(record.description, 76).map((line) => (line === "" ? "" : `  ${line}`)),
+    "",
+  ];
+  const { attachment } = record;
+  if (attachment) {
+    lines.push(
+      "Attachment",
+      field("Name", attachment.originalName, "  "),
+      field("Type", attachment.contentType, "  "),
+      field(
+        "Size",
+        attachment.size < 1024
+          ? formatBytes(attachment.size)
+          : `${formatBytes(attachment.size)} (${attachment.size} bytes)`,
+        "  ",
+      ),
+      field("SHA-256", attachment.sha256, "  "),
+      field("Stored as", `${brief.folder}/${attachment.filename}`, "  "),
+    );
+  } else {
+    lines.push(field("Attachment", "none"));
+  }
+  lines.push("", ...deliveryDetails(brief), "", ...stateDetails(brief), "");
+  lines.push(
+    "Client",
+    field("IP hash", record.client.ipHash ?? "—", "  "),
+    field("User agent", record.client.userAgent ?? "—", "  "),
+    field("Origin", record.client.origin ?? "—", "  "),
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+function stateDetails(brief: StoredBrief): string[] {
+  const { status, notes } = brief.state;
+  const lines = [field("Status", status)];
+  if (notes.length === 0) return [...lines, field("Notes", "none")];
+  lines.push("Notes");
+  for (const note of notes) {
+    lines.push(`  ${utcTime(note.at)} UTC  ${printable(note.by)}`);
+    lines.push(...wrap(note.text, 72).map((line) => (line === "" ? "" : `    ${line}`)));
+  }
+  return lines;
+}
+
+function deliveryDetails(brief: StoredBrief): string[] {
+  if (brief.kind === "spam") return [field("Delivery", "not sent: caught by the honeypot")];
+  if (brief.delivery === null) {
+    return [field("Delivery", "pending: no delivery.json (notifications never finished, or are running)")];
+  }
+  const delivery: Delivery = brief.delivery;
+  const names = CHANNEL_NAMES.filter((name) => delivery[name]);
+  const acknowledgment = delivery.acknowledgment;
+  if (names.length === 0 && !acknowledgment) return [field("Delivery", "none: no channel was configured")];
+  const line = (name: string, result: string, at: string, reason: string | null) =>
+    `  ${name.padEnd(16)}${result.padEnd(12)}  ${utcTime(at, true)} UTC${reason === null ? "" : printable(`  ${reason}`)}`;
+  const lines = ["Delivery"];
+  for (const name of names) {
+    const outcome = delivery[name];
+    if (!outcome) continue;
+    const reason = outcome.ok ? null : (outcome.error ?? "no reason recorded");
+    lines.push(line(name, outcome.ok ? "✓ delivered" : "✗ failed", outcome.at, reason));
+  }
+  if (names.length === 0) lines.push("  no channel was configured");
+  if (acknowledgment) {
+    const { result, reason } = acknowledgmentResult(acknowledgment);
+    const mark = { sent: "✓", suppressed: "–", failed: "✗" }[result];
+    lines.push(line("acknowledgment", `${mark} ${result}`, acknowledgment.at, reason));
+  }
+  return lines;
+}

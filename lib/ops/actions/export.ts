@@ -1,0 +1,24 @@
+import { recordAudit } from "../audit";
+import type { Acting, InboxStore } from "../deps";
+import type { InboxRecordError } from "../errors";
+import type { StoredBrief } from "../records";
+import { type BriefFilter, filteredBriefs } from "../search";
+
+/**
+ * The briefs an export of the list's filters holds, newest first, read as they are iterated; the
+ * export is recorded in the audit log first. The search text may be someone's address: the log
+ * says a search was made, never its text, so erasing an address leaves nothing of it here either.
+ */
+export async function exportBriefs(
+  { store }: InboxStore,
+  filter: BriefFilter,
+  { actor, now = new Date(), onProblem }: Acting & { onProblem?: (problem: InboxRecordError) => void },
+): Promise<AsyncGenerator<StoredBrief>> {
+  const { status, from, to, q } = filter;
+  await recordAudit(
+    store,
+    { actor, action: "export", target: { status, from, to, search: q === null ? null : "not recorded" } },
+    now,
+  );
+  return filteredBriefs(store, "briefs", filter, { onProblem });
+}

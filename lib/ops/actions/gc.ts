@@ -1,0 +1,66 @@
+import { collectStaleUploads } from "../../contact/staging";
+import {
+  ABANDONED_UPLOAD_AGE_MS,
+  type AbandonedUpload,
+  type ObjectInfo,
+  type ObjectStore,
+  type RemoveExpiredOptions,
+  type StoreCallOptions,
+} from "../../store";
+import type { InboxStore } from "../deps";
+
+/**
+ * What gc needs besides the store: the inbox on the web's own rule for its expired sign-in
+ * records (`collectExpiredSignIns` of lib/ops-web), passed in by the caller, since the web side
+ * builds on lib/ops and not the other way round.
+ */
+export interface Housekeeping extends InboxStore {
+  collectExpiredSignIns: (
+    store: ObjectStore,
+    now: Date,
+    options: RemoveExpiredOptions,
+  ) => Promise<ObjectInfo[]>;
+}
+
+export interface GarbageOptions {
+  now?: Date;
+  /** Only find what would be removed. */
+  dryRun?: boolean;
+  /** Every store call's bound (a cron run's deadline). */
+  call?: StoreCallOptions;
+  /** Told of each staged upload as it is removed (or found), and of each expired sign-in record. */
+  onStagedUpload?: (upload: ObjectInfo) => void | Promise<void>;
+  onExpiredSignIn?: (record: ObjectInfo) => void | Promise<void>;
+}
+
+export interface GarbageCollected {
+  /** Files uploaded ahead of a form that no brief claimed within the hour. */
+  stagedUploads: ObjectInfo[];
+  /** The inbox on the web's expired sessions and spent links (kept in the store without Redis). */
+  expiredSignIns: ObjectInfo[];
+  /** Temporary files of uploads a stopped process left unfinished (an hour untouched). */
+  abandonedUploads: AbandonedUpload[];
+}
+
+/**
+ * `gc`, for the ops tool and the cron route alike: removes (or, `dryRun`, lists) what nothing
+ * will claim any more. One kind after the other, so what is reported comes in that order; a store
+ * that does not answer throws `StoreUnavailableError`, and what was not removed waits for the
+ * next run.
+ */
+export async function collectGarbage(
+  { store, collectExpiredSignIns }: Housekeeping,
+  { now = new Date(), dryRun = false, call = {}, onStagedUpload, onExpiredSignIn }: GarbageOptions = {},
+): Promise<GarbageCollected> {
+  const stagedUploads = await collectStaleUploads(store, now, { ...call, dryRun, onExpired: onStagedUpload });
+  const expiredSignIns = await collectExpiredSignIns(store, now, {
+    ...call,
+    dryRun,
+    onExpired: onExpiredSignIn,
+  });
+  const abandonedUploads = await store.removeAbandonedUploads(
+    new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS),
+    { ...call, dryRun },
+  );
+  return { stagedUploads, expiredSignIns, abandonedUploads };
+}

@@ -1,0 +1,29 @@
+import type { Channel, fanOut } from "../notify";
+import type { ObjectStore } from "../store";
+
+/**
+ * What the ops actions take, each only what it uses: the web routes pass the app's services and
+ * the ops tool its own, both built by the composition root (`lib/services.ts`), which nothing in
+ * `lib/ops` imports.
+ */
+
+/** Reading and changing the inbox. */
+export interface InboxStore {
+  store: ObjectStore;
+}
+
+/** Telling the channels about a brief again: the inbox, the configured channels and their bound. */
+export interface NotifyingInbox extends InboxStore {
+  /** The configured notification channels, in the order webhook, email. */
+  channels: readonly Channel[];
+  /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
+  acknowledger: Parameters<typeof fanOut>[3];
+  config: { notifyTimeoutMs: number };
+}
+
+/** Who did an action, and when: what its audit entry records. */
+export interface Acting {
+  /** The signed-in address, or the ops tool's `--by` (else `ops-tool:<user>`). */
+  actor: string;
+  now?: Date;
+}
