@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { ApiError, validationFailed } from "../http/errors";
+import { toApiError, validationFailed } from "../http/errors";
 import { StoreUnavailableError } from "../store";
 import {
   type BriefRecord,
@@ -91,7 +91,7 @@ export async function receiveBrief(
     }
     if (error instanceof StoreUnavailableError) {
       console.error(`[contact] brief ${record.reference} not stored`, error);
-      throw new ApiError("storage_unavailable", undefined, { cause: error });
+      throw toApiError(error);
     }
     throw error;
   }
