@@ -1,6 +1,7 @@
 import { formatBytes } from "../format";
 import type { SubscriberRecord } from "../newsletter/subscribers";
-import { type AcknowledgmentOutcome, CHANNEL_NAMES, type Delivery } from "../notify";
+import type { AcknowledgmentOutcome } from "../briefs";
+import { CHANNEL_NAMES, type Delivery } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { StoredBrief } from "./records";
 
