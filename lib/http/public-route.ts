@@ -73,8 +73,9 @@ export function publicRoute<S extends PublicRouteServices>(
       settings.assertOffered?.(services);
       const { config } = services;
 
-      if (settings.sameOriginOnly && isCrossOrigin(request.headers, config))
+      if (settings.sameOriginOnly && isCrossOrigin(request.headers, config)) {
         throw new ApiError("cross_origin");
+      }
 
       const address = clientAddress(request.headers, config.trustedProxyHops);
       if (settings.limiter) {
