@@ -1,6 +1,6 @@
 "use client";
 
-import { type FormEvent, type SelectHTMLAttributes, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import {
   ATTACHMENT_ACCEPT,
   BRIEF_FORM_ORDER,
@@ -12,10 +12,11 @@ import {
   TIMELINES,
   type BriefFormField,
 } from "@/lib/schemas/brief";
-import { declaredUploadType, newStagingId, stagedUploadPath } from "@/lib/schemas/staged-upload";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
 import type { FormSettings } from "@/lib/site/form-settings";
+import { ConsentField, Select, UploadProgress } from "./contact-form-parts";
+import { type Answer, postBrief, uploadAhead } from "./contact-form-requests";
 import { CHECK_UNAVAILABLE_MESSAGE, contactErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
@@ -35,86 +36,6 @@ interface ContactFormProps {
   /** Set when a browser without JavaScript was sent back here by the server. */
   initialErrors?: Errors;
   initialMessage?: string;
-}
-
-interface Answer {
-  status: number;
-  body: { reference?: string; error?: string; fields?: Record<string, string> } | null;
-  retryAfter: number | null;
-}
-
-/** An answer's body, status and wait, whichever way it arrived. */
-async function readAnswer(response: Response): Promise<Answer> {
-  let body: Answer["body"] = null;
-  try {
-    body = (await response.json()) as Answer["body"];
-  } catch {
-    // not JSON: described by the status alone
-  }
-  const retryAfter = Number(response.headers.get("Retry-After"));
-  return { status: response.status, body, retryAfter: retryAfter > 0 ? retryAfter : null };
-}
-
-/**
- * Uploads the file to the Blob store under a fresh staging path: a token from our own endpoint,
- * then the SDK's client `put` (with progress). The token is fetched here rather than through the
- * SDK's `upload()`, which reduces every refusal to "failed to retrieve the client token": the form
- * needs the status and `Retry-After` to say what happened. Returns the path, or the refusal.
- */
-async function uploadAhead(
-  file: File,
-  humanToken: string | null,
-  onProgress: (fraction: number) => void,
-): Promise<string | Answer> {
-  const pathname = stagedUploadPath(newStagingId(), file.name);
-  const response = await fetch("/api/contact/upload", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({
-      type: "blob.generate-client-token",
-      payload: { pathname, clientPayload: null, multipart: false },
-      ...(humanToken === null ? {} : { [TOKEN_FIELD]: humanToken }),
-    }),
-  });
-  if (!response.ok) return readAnswer(response);
-  const { clientToken } = (await response.json()) as { clientToken: string };
-  const { put } = await import("@vercel/blob/client");
-  try {
-    const blob = await put(pathname, file, {
-      access: "private",
-      token: clientToken,
-      contentType: declaredUploadType(file.name) ?? undefined,
-      onUploadProgress: ({ percentage }) => onProgress(percentage / 100),
-    });
-    return blob.pathname;
-  } catch {
-    return { status: 0, body: { error: "upload_failed" }, retryAfter: null };
-  }
-}
-
-/** XHR rather than fetch: only XHR reports upload progress. */
-function post(form: FormData, onProgress: (fraction: number) => void): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open("POST", "/api/contact");
-    request.setRequestHeader("Accept", "application/json");
-    request.upload.addEventListener("progress", (event) => {
-      if (event.lengthComputable) onProgress(event.loaded / event.total);
-    });
-    request.addEventListener("load", () => {
-      let body: Answer["body"] = null;
-      try {
-        body = JSON.parse(request.responseText) as Answer["body"];
-      } catch {
-        // not JSON: described by the status alone
-      }
-      const retryAfter = Number(request.getResponseHeader("Retry-After"));
-      resolve({ status: request.status, body, retryAfter: retryAfter > 0 ? retryAfter : null });
-    });
-    request.addEventListener("error", () => reject(new Error("network")));
-    request.addEventListener("abort", () => reject(new Error("network")));
-    request.send(form);
-  });
 }
 
 /** Checks the form in the browser with the same schema the server uses. */
@@ -256,7 +177,7 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
         showProgress(1);
       }
       if (humanToken !== null) data.set(TOKEN_FIELD, humanToken);
-      const answer = await post(data, directUpload ? () => {} : showProgress);
+      const answer = await postBrief(data, directUpload ? () => {} : showProgress);
       if (answer.status === 200 && answer.body?.reference) {
         setStatus({ kind: "sent", reference: answer.body.reference });
         return;
@@ -393,53 +314,12 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
         <input id={`${idPrefix}-website`} name="website" type="text" tabIndex={-1} autoComplete="off" />
       </div>
 
-      <div className="sm:col-span-2">
-        <div className="flex items-start gap-3">
-          <input
-            id={`${idPrefix}-consent`}
-            name="consent"
-            type="checkbox"
-            value="on"
-            required
-            aria-invalid={errors.consent ? true : undefined}
-            aria-describedby={[errors.consent ? `${idPrefix}-consent-error` : "", `${idPrefix}-consent-hint`]
-              .filter(Boolean)
-              .join(" ")}
-            className="mt-1 h-5 w-5 rounded border-slate-300 text-accent focus:ring-accent"
-          />
-          <div>
-            <label htmlFor={`${idPrefix}-consent`} className="text-sm font-medium text-ink">
-              You may contact me about this brief.
-            </label>
-            <p id={`${idPrefix}-consent-hint`} className="text-sm text-muted">
-              {BRIEF_HINTS.consent}
-            </p>
-            {errors.consent ? (
-              <p id={`${idPrefix}-consent-error`} className="text-sm font-medium text-danger">
-                {errors.consent}
-              </p>
-            ) : null}
-          </div>
-        </div>
-      </div>
+      <ConsentField idPrefix={idPrefix} error={errors.consent} />
 
       <div className="flex flex-col gap-4 sm:col-span-2">
         <HumanCheckField check={human} idPrefix={idPrefix} />
         {status.kind === "sending" && status.progress !== null ? (
-          <div className="flex items-center gap-3">
-            <label htmlFor={`${idPrefix}-progress`} className="text-sm text-muted">
-              Uploading
-            </label>
-            <progress
-              id={`${idPrefix}-progress`}
-              max={1}
-              value={status.progress}
-              className="h-2 flex-1 overflow-hidden rounded-full accent-accent"
-            />
-            <span className="w-12 text-right text-sm tabular-nums text-muted">
-              {Math.round(status.progress * 100)}%
-            </span>
-          </div>
+          <UploadProgress idPrefix={idPrefix} progress={status.progress} />
         ) : null}
         <div className="flex flex-wrap items-center gap-4">
           <Button type="submit" disabled={sending} aria-disabled={sending}>
@@ -455,23 +335,5 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
         </div>
       </div>
     </form>
-  );
-}
-
-function Select({
-  options,
-  ...props
-}: { options: Record<string, string> } & Omit<SelectHTMLAttributes<HTMLSelectElement>, "children">) {
-  return (
-    <select {...props} defaultValue="" required className={inputClass}>
-      <option value="" disabled>
-        Choose…
-      </option>
-      {Object.entries(options).map(([value, label]) => (
-        <option key={value} value={value}>
-          {label}
-        </option>
-      ))}
-    </select>
   );
 }

@@ -1,4 +1,5 @@
 import { describeWait } from "@/lib/format";
+import { DEFAULT_MESSAGES } from "@/lib/http/error-codes";
 
 /**
  * What the forms tell a visitor when the server says no, by the contract's error code. Shared by
@@ -6,7 +7,7 @@ import { describeWait } from "@/lib/format";
  */
 
 /** The contract's `challenge_failed` sentence: the human check stopped the form. */
-export const CHALLENGE_MESSAGE = "Please confirm you are human, then send again.";
+export const CHALLENGE_MESSAGE = DEFAULT_MESSAGES.challenge_failed;
 
 /** Cloudflare's script could not load in this browser, so no token can be had. */
 export const CHECK_UNAVAILABLE_MESSAGE =

@@ -1,4 +1,5 @@
 export {
+  type AcknowledgmentOutcome,
   type AttachmentRecord,
   type BriefRecord,
   briefFolder,

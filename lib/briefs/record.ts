@@ -100,3 +100,17 @@ export function briefFolder(folder: Folder, reference: string, receivedAt: Date)
   const day = receivedAt.toISOString().slice(0, 10).replaceAll("-", "/");
   return `${folder}/${day}/${reference}`;
 }
+
+/**
+ * How the acknowledgment to the submitter ended, `delivery.json`'s `acknowledgment`. `suppressed`:
+ * deliberately not sent (another went to the same address within 10 minutes, or verification did
+ * not pass); `error` says why, and `redeliver --acknowledgment` never sends it.
+ */
+export interface AcknowledgmentOutcome {
+  ok: boolean;
+  /** ISO 8601 UTC: when the outcome was known. */
+  at: string;
+  /** Why it was not sent, in one line; absent on success. */
+  error?: string;
+  suppressed?: true;
+}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Mailbox } from "../config";
-import type { BriefRecord } from "../briefs";
-import { type AcknowledgmentOutcome, describeFailure } from "../notify";
+import type { AcknowledgmentOutcome, BriefRecord } from "../briefs";
+import { type BriefNotice, type Channel, type Delivery, describeFailure, fanOut } from "../notify";
 import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
 import { withTimeout } from "../timeout";
 import {
@@ -25,13 +25,36 @@ export const ACKNOWLEDGMENT_UNVERIFIED = "not sent: human verification did not p
 export const ACKNOWLEDGMENT_WINDOW_UNCHECKED =
   "not sent: the 10-minute window could not be checked (Redis unavailable)";
 
+/** Emails a brief's sender; bounded by the same `timeoutMs` as the channels, and never rejects. */
+export interface BriefAcknowledger {
+  acknowledge(record: BriefRecord): Promise<AcknowledgmentOutcome>;
+}
+
+/**
+ * Tells the channels about a stored brief (`fanOut`) and, when `acknowledger` is given, emails its
+ * sender beside them, under the same bound: the acknowledgment is no channel, so it is recorded as
+ * `delivery.json`'s `acknowledgment` and never counted in `forwarded`. Never rejects.
+ */
+export async function notifyAndAcknowledge(
+  channels: readonly Channel[],
+  notice: BriefNotice,
+  timeoutMs: number,
+  acknowledger: BriefAcknowledger | null,
+): Promise<Delivery> {
+  const [delivery, acknowledgment] = await Promise.all([
+    fanOut(channels, notice, timeoutMs),
+    acknowledger?.acknowledge(notice.record),
+  ]);
+  return acknowledgment ? { ...delivery, acknowledgment } : delivery;
+}
+
 /**
  * Emails a brief's sender that it arrived (`CONTACT_ACKNOWLEDGE=true`): at most one per address per
  * 10 minutes, counted in `cooldown` (the rate limits' store) under a hash of the lowercased
  * address, never the address; when the window cannot be checked, none. Each attempt is bounded by
  * `timeoutMs` in all, window included.
  */
-export class Acknowledger {
+export class Acknowledger implements BriefAcknowledger {
   constructor(
     private readonly mailer: VisitorMailer,
     private readonly cooldown: Cooldown,

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
-import { ApiError, validationFailed } from "../http/errors";
-import { StoreUnavailableError } from "../store";
+import { toApiError, validationFailed } from "../http/errors";
+import { type ObjectStore, StoreUnavailableError } from "../store";
 import {
   type BriefRecord,
   type ClientRecord,
@@ -9,18 +9,28 @@ import {
   StagedUploadTakenError,
 } from "../briefs";
 import {
+  type Channel,
   type ChannelName,
   deliveryFile,
-  fanOut,
   forwardedChannels,
   recordDelivery,
   storedAttachment,
 } from "../notify";
 import { newReference } from "../reference";
-import type { Services } from "../services";
 import type { Verification } from "../verification";
+import { type BriefAcknowledger, notifyAndAcknowledge } from "./acknowledge";
 import { STAGED_UPLOAD_TAKEN } from "./staging";
 import type { Submission } from "./submission";
+
+/** What receiving a brief needs; the app's services (lib/services.ts) have all of it. */
+export interface BriefIntakeServices {
+  store: ObjectStore;
+  /** The configured channels, in the order webhook, email. */
+  channels: readonly Channel[];
+  /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
+  acknowledger: BriefAcknowledger | null;
+  config: { notifyTimeoutMs: number };
+}
 
 export interface Receipt {
   reference: string;
@@ -48,7 +58,7 @@ export function describeClient(request: Request, address: string | null, salt: s
  * `delivery.json`, since nothing was attempted.
  */
 export async function receiveBrief(
-  services: Pick<Services, "store" | "channels" | "config" | "acknowledger">,
+  services: BriefIntakeServices,
   submission: Submission,
   client: ClientRecord,
   verification: Verification,
@@ -91,7 +101,7 @@ export async function receiveBrief(
     }
     if (error instanceof StoreUnavailableError) {
       console.error(`[contact] brief ${record.reference} not stored`, error);
-      throw new ApiError("storage_unavailable", undefined, { cause: error });
+      throw toApiError(error);
     }
     throw error;
   }
@@ -102,7 +112,7 @@ export async function receiveBrief(
     attachment: record.attachment && storedAttachment(services.store, folder, record.attachment),
     folder,
   };
-  const delivery = await fanOut(
+  const delivery = await notifyAndAcknowledge(
     services.channels,
     notice,
     services.config.notifyTimeoutMs,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CHANNEL_NAMES } from "../notify/types";
 import { REFERENCE_PATTERN } from "../reference";
-import { ERROR_STATUS, type ErrorCode } from "./errors";
+import { ERROR_STATUS, type ErrorCode } from "./error-codes";
 
 /**
  * The JSON bodies the API answers with, as zod schemas. The routes build their answers to these

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { finishInBackground } from "../background";
-import { ApiError } from "../http/errors";
+import { toApiError } from "../http/errors";
 import {
   type Change,
   Deadline,
@@ -270,7 +270,7 @@ async function changeRecord<T>(
       if (creates.length > 0) {
         finishInBackground(removeIfOwn(store, path, creates, deadline), `undoing subscriber ${path}`);
       }
-      throw new ApiError("storage_unavailable", undefined, { cause: error });
+      throw toApiError(error);
     }
     throw error;
   }

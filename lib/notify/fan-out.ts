@@ -3,7 +3,6 @@ import { withTimeout } from "../timeout";
 import type { ObjectStore, StoreCallOptions } from "../store";
 import type { AttachmentRecord, BriefFile } from "../briefs";
 import {
-  type AcknowledgmentOutcome,
   CHANNEL_NAMES,
   type BriefNotice,
   type Channel,
@@ -36,31 +35,19 @@ const RECORD_WAIT_MS = 500;
 /** How long writing `delivery.json` may take in all, after the response if need be. */
 const RECORD_WRITE_MS = 5_000;
 
-/** Emails a brief's sender; bounded by the same `timeoutMs` as the channels, and never rejects. */
-export interface BriefAcknowledger {
-  acknowledge(record: BriefNotice["record"]): Promise<AcknowledgmentOutcome>;
-}
-
 /**
  * Tells every channel about a stored brief at once, each bounded by `timeoutMs`: a channel that
- * has not succeeded by then is aborted and counted as failed. The acknowledgment to the sender,
- * when given, runs beside them under its own bound of `timeoutMs`. Never rejects.
+ * has not succeeded by then is aborted and counted as failed. Never rejects.
  */
 export async function fanOut(
   channels: readonly Channel[],
   notice: BriefNotice,
   timeoutMs: number,
-  acknowledger: BriefAcknowledger | null = null,
 ): Promise<Delivery> {
-  const [outcomes, acknowledgment] = await Promise.all([
-    Promise.all(
-      channels.map(async (channel) => [channel.name, await attempt(channel, notice, timeoutMs)] as const),
-    ),
-    acknowledger?.acknowledge(notice.record),
-  ]);
-  const delivery: Delivery = Object.fromEntries(outcomes);
-  if (acknowledgment) delivery.acknowledgment = acknowledgment;
-  return delivery;
+  const outcomes = await Promise.all(
+    channels.map(async (channel) => [channel.name, await attempt(channel, notice, timeoutMs)] as const),
+  );
+  return Object.fromEntries(outcomes);
 }
 
 /** The channels that succeeded, in the contract's order. */

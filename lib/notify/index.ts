@@ -15,15 +15,7 @@ export {
 export { attachmentFileName } from "./message";
 export { type SubscriberEvent, SubscriberEvents, type SubscriberEventType } from "./subscriber-events";
 export { CHANNEL_NAMES } from "./types";
-export type {
-  AcknowledgmentOutcome,
-  BriefNotice,
-  Channel,
-  ChannelName,
-  Delivery,
-  DeliveryOutcome,
-  NoticeAttachment,
-} from "./types";
+export type { BriefNotice, Channel, ChannelName, Delivery, DeliveryOutcome, NoticeAttachment } from "./types";
 
 /** The configured channels, in the order `forwarded` lists them; none when nothing is set up. */
 export function createChannels(config: Config): Channel[] {

@@ -1,4 +1,4 @@
-import type { AttachmentRecord, BriefRecord } from "../briefs";
+import type { AcknowledgmentOutcome, AttachmentRecord, BriefRecord } from "../briefs";
 
 /** The notification channels, in the order `forwarded` lists them. */
 export const CHANNEL_NAMES = ["webhook", "email"] as const;
@@ -42,15 +42,6 @@ export interface DeliveryOutcome {
   at: string;
   /** Why it failed, in one line; absent on success. */
   error?: string;
-}
-
-/**
- * How the acknowledgment to the submitter ended. `suppressed`: deliberately not sent (another
- * went to the same address within 10 minutes, or verification did not pass); `error` says why,
- * and `redeliver --acknowledgment` never sends it.
- */
-export interface AcknowledgmentOutcome extends DeliveryOutcome {
-  suppressed?: true;
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { Channel, fanOut } from "../notify";
+import type { BriefAcknowledger } from "../contact/acknowledge";
+import type { Channel } from "../notify";
 import type { ObjectStore } from "../store";
 
 /**
@@ -17,7 +18,7 @@ export interface NotifyingInbox extends InboxStore {
   /** The configured notification channels, in the order webhook, email. */
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
-  acknowledger: Parameters<typeof fanOut>[3];
+  acknowledger: BriefAcknowledger | null;
   config: { notifyTimeoutMs: number };
 }
 

@@ -1,4 +1,5 @@
-import { type AcknowledgmentOutcome, CHANNEL_NAMES } from "../notify";
+import type { AcknowledgmentOutcome } from "../briefs";
+import { CHANNEL_NAMES } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { StoredBrief } from "./records";
 

@@ -1,3 +1,4 @@
+import { notifyAndAcknowledge } from "../contact/acknowledge";
 import type { ObjectStore } from "../store";
 import {
   type BriefNotice,
@@ -6,7 +7,6 @@ import {
   type Delivery,
   type DeliveryOutcome,
   describeFailure,
-  fanOut,
   type NoticeAttachment,
   writeDelivery,
 } from "../notify";
@@ -188,7 +188,7 @@ export async function redeliverBrief(
     return result;
   }
   const retried = channels.filter((channel) => plan.retry.includes(channel.name));
-  result.attempted = await fanOut(retried, notice, config.notifyTimeoutMs, acknowledger);
+  result.attempted = await notifyAndAcknowledge(retried, notice, config.notifyTimeoutMs, acknowledger);
 
   // The acknowledgment's outcome is kept as it was unless it was sent again.
   const acknowledgment = result.attempted.acknowledgment ?? brief.delivery?.acknowledgment;

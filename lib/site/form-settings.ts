@@ -1,6 +1,13 @@
+import type { Config } from "../config";
 import { acceptsStagedUploads } from "../contact/staging";
-import type { Services } from "../services";
+import type { ObjectStore } from "../store";
 import { widgetSiteKey } from "../verification";
+
+/** What the settings are read from; the app's services (lib/services.ts) have all of it. */
+export interface FormSettingsServices {
+  store: ObjectStore;
+  config: Config;
+}
 
 /**
  * What the forms need to know about the configuration, which is read at run time while the pages
@@ -24,7 +31,7 @@ export interface FormSettings {
   studioEmail?: string;
 }
 
-export function formSettings(services: Pick<Services, "store" | "config">): FormSettings {
+export function formSettings(services: FormSettingsServices): FormSettings {
   const turnstileSiteKey = widgetSiteKey(services.config);
   const studioEmail = turnstileSiteKey ? services.config.replyTo?.address : undefined;
   return {

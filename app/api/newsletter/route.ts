@@ -1,7 +1,4 @@
-import { assertDeclaredSize, assertMediaType, mediaType, readText } from "@/lib/http/body";
-import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
-import { errorResponse, json, toApiError } from "@/lib/http/errors";
-import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import { publicRoute } from "@/lib/http/public-route";
 import type { SubscriptionAnswer } from "@/lib/http/responses";
 import {
   NEWSLETTER_BODY_LIMIT,
@@ -10,32 +7,26 @@ import {
   parseSubscriptionForm,
   requestSubscription,
 } from "@/lib/newsletter";
-import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
 import { requireHuman, tokenFromFormEncoded, tokenFromJson } from "@/lib/verification";
-
-const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
 /**
  * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics; with
  * double opt-in, stores it pending and emails a confirmation link. A browser posting the footer
  * form without JavaScript may send it form-encoded and is redirected to a page.
  */
-export async function POST(request: Request): Promise<Response> {
-  const navigating = wantsHtml(request);
-  let rateLimitHeaders: Record<string, string> = {};
-  try {
-    const services = getServices();
-
+export const POST = publicRoute(
+  {
+    services: getServices,
     // No origin check: the contract keeps that rule to the contact form.
-    const address = clientAddress(request.headers, services.config.trustedProxyHops);
-    rateLimitHeaders = await enforceRateLimit(services.limiters.newsletter, rateLimitSubject(address));
-
-    assertDeclaredSize(request, NEWSLETTER_BODY_LIMIT);
-    const nativeForm = navigating && mediaType(request) === FORM_MEDIA_TYPE;
-    if (!nativeForm) assertMediaType(request, "application/json");
-    const body = await readText(request, NEWSLETTER_BODY_LIMIT);
-
+    limiter: (services) => services.limiters.newsletter,
+    maxBodyBytes: NEWSLETTER_BODY_LIMIT,
+    mediaType: "application/json",
+    acceptsNativeForm: true,
+    failureLocation: newsletterLocation,
+  },
+  async ({ services, address, nativeForm, readText }) => {
+    const body = await readText();
     const subscription = nativeForm ? parseSubscriptionForm(body) : parseSubscription(body);
     const verification = await requireHuman(services.verifier, {
       token: nativeForm ? tokenFromFormEncoded(body) : tokenFromJson(body),
@@ -44,10 +35,6 @@ export async function POST(request: Request): Promise<Response> {
     });
     const status = await requestSubscription(services, { ...subscription, verification });
 
-    if (navigating) return seeOther(newsletterLocation(status), rateLimitHeaders);
-    return json({ ok: true, status } satisfies SubscriptionAnswer, { headers: rateLimitHeaders });
-  } catch (error) {
-    if (navigating) return seeOther(newsletterLocation(toApiError(error)), rateLimitHeaders);
-    return errorResponse(error, rateLimitHeaders);
-  }
-}
+    return { body: { ok: true, status } satisfies SubscriptionAnswer, location: newsletterLocation(status) };
+  },
+);

@@ -6,7 +6,8 @@ import { errorText, PostButton } from "@/components/inbox/forms";
 import { InboxShell, Notice } from "@/components/inbox/shell";
 import { formatBytes } from "@/lib/format";
 import type { ObjectStore } from "@/lib/store";
-import { type AcknowledgmentOutcome, CHANNEL_NAMES } from "@/lib/notify";
+import type { AcknowledgmentOutcome } from "@/lib/briefs";
+import { CHANNEL_NAMES } from "@/lib/notify";
 import {
   acknowledgmentResult,
   attachmentStart,

@@ -1,11 +1,8 @@
 import { issueUploadToken, parseUploadTokenRequest, UPLOAD_TOKEN_BODY_LIMIT } from "@/lib/contact";
-import { assertDeclaredSize, assertMediaType, readText } from "@/lib/http/body";
-import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
-import { ApiError, errorResponse, json } from "@/lib/http/errors";
-import { isCrossOrigin } from "@/lib/http/origin";
+import { ApiError } from "@/lib/http/errors";
+import { publicRoute } from "@/lib/http/public-route";
 import type { UploadTokenIssued } from "@/lib/http/responses";
-import { enforceRateLimit } from "@/lib/ratelimit";
-import { getServices } from "@/lib/services";
+import { getServices, type Services } from "@/lib/services";
 import { requireHuman, tokenFromJson } from "@/lib/verification";
 
 /**
@@ -13,21 +10,17 @@ import { requireHuman, tokenFromJson } from "@/lib/verification";
  * store, under `staging/`, ahead of the form (`@vercel/blob/client`'s token request). Only with
  * the Blob inbox; elsewhere 404 `upload_unavailable`.
  */
-export async function POST(request: Request): Promise<Response> {
-  let rateLimitHeaders: Record<string, string> = {};
-  try {
-    const services = getServices();
-    const { config } = services;
-    if (config.inbox.driver !== "vercel-blob") throw new ApiError("upload_unavailable");
-
-    if (isCrossOrigin(request.headers, config)) throw new ApiError("cross_origin");
-
-    const address = clientAddress(request.headers, config.trustedProxyHops);
-    rateLimitHeaders = await enforceRateLimit(services.limiters.upload, rateLimitSubject(address));
-
-    assertDeclaredSize(request, UPLOAD_TOKEN_BODY_LIMIT);
-    assertMediaType(request, "application/json");
-    const body = await readText(request, UPLOAD_TOKEN_BODY_LIMIT);
+export const POST = publicRoute(
+  {
+    services: getServices,
+    assertOffered: blobInboxToken,
+    sameOriginOnly: true,
+    limiter: (services) => services.limiters.upload,
+    maxBodyBytes: UPLOAD_TOKEN_BODY_LIMIT,
+    mediaType: "application/json",
+  },
+  async ({ request, services, address, readText }) => {
+    const body = await readText();
     const { pathname } = parseUploadTokenRequest(body);
     // Without it, staging would be free file hosting for scripts.
     await requireHuman(services.verifier, {
@@ -36,10 +29,15 @@ export async function POST(request: Request): Promise<Response> {
       remoteIp: address,
     });
 
-    const clientToken = await issueUploadToken(request, pathname, config.inbox.token);
-    const answer = { ok: true, type: "blob.generate-client-token", clientToken } satisfies UploadTokenIssued;
-    return json(answer, { headers: rateLimitHeaders });
-  } catch (error) {
-    return errorResponse(error, rateLimitHeaders);
-  }
+    const clientToken = await issueUploadToken(request, pathname, blobInboxToken(services));
+    return {
+      body: { ok: true, type: "blob.generate-client-token", clientToken } satisfies UploadTokenIssued,
+    };
+  },
+);
+
+/** The Blob inbox's read-write token; 404 `upload_unavailable` with any other inbox. */
+function blobInboxToken({ config }: Services): string {
+  if (config.inbox.driver !== "vercel-blob") throw new ApiError("upload_unavailable");
+  return config.inbox.token;
 }

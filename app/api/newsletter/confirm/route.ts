@@ -1,7 +1,4 @@
-import { assertDeclaredSize, assertMediaType, mediaType, readText } from "@/lib/http/body";
-import { clientAddress, rateLimitSubject } from "@/lib/http/client-address";
-import { errorResponse, json, toApiError } from "@/lib/http/errors";
-import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import { publicRoute } from "@/lib/http/public-route";
 import type { ConfirmationAnswer } from "@/lib/http/responses";
 import {
   confirmSubscription,
@@ -10,38 +7,31 @@ import {
   parseTokenForm,
   parseTokenRequest,
 } from "@/lib/newsletter";
-import { enforceRateLimit } from "@/lib/ratelimit";
 import { getServices } from "@/lib/services";
-
-const FORM_MEDIA_TYPE = "application/x-www-form-urlencoded";
 
 /**
  * POST /api/newsletter/confirm: the confirmation page's button, `{ token }` as JSON, or its form
  * posted without JavaScript (answered with a redirect back to the page). Only this POST confirms:
  * opening the emailed link (a GET, as a link scanner does) changes nothing.
  */
-export async function POST(request: Request): Promise<Response> {
-  const navigating = wantsHtml(request);
-  let rateLimitHeaders: Record<string, string> = {};
-  try {
-    const services = getServices();
-
+export const POST = publicRoute(
+  {
+    services: getServices,
     // No origin check: the signed token is the authority, wherever it is posted from.
-    const address = clientAddress(request.headers, services.config.trustedProxyHops);
-    rateLimitHeaders = await enforceRateLimit(services.limiters.confirm, rateLimitSubject(address));
-
-    assertDeclaredSize(request, LINK_BODY_LIMIT);
-    const nativeForm = navigating && mediaType(request) === FORM_MEDIA_TYPE;
-    if (!nativeForm) assertMediaType(request, "application/json");
-    const body = await readText(request, LINK_BODY_LIMIT);
-
+    limiter: (services) => services.limiters.confirm,
+    maxBodyBytes: LINK_BODY_LIMIT,
+    mediaType: "application/json",
+    acceptsNativeForm: true,
+    failureLocation: (error) => linkPageLocation("confirm", error),
+  },
+  async ({ services, nativeForm, readText }) => {
+    const body = await readText();
     const token = nativeForm ? parseTokenForm(body) : parseTokenRequest(body);
     const status = await confirmSubscription(services, token);
 
-    if (navigating) return seeOther(linkPageLocation("confirm", status), rateLimitHeaders);
-    return json({ ok: true, status } satisfies ConfirmationAnswer, { headers: rateLimitHeaders });
-  } catch (error) {
-    if (navigating) return seeOther(linkPageLocation("confirm", toApiError(error)), rateLimitHeaders);
-    return errorResponse(error, rateLimitHeaders);
-  }
-}
+    return {
+      body: { ok: true, status } satisfies ConfirmationAnswer,
+      location: linkPageLocation("confirm", status),
+    };
+  },
+);

@@ -1,6 +1,5 @@
-import { assertDeclaredSize, readText } from "@/lib/http/body";
-import { errorResponse, json, toApiError } from "@/lib/http/errors";
-import { seeOther, wantsHtml } from "@/lib/http/navigation";
+import { publicRoute } from "@/lib/http/public-route";
+import { seeOther } from "@/lib/http/navigation";
 import type { UnsubscribeAnswer } from "@/lib/http/responses";
 import { cancelSubscription, LINK_BODY_LIMIT, linkPageLocation } from "@/lib/newsletter";
 import { getServices } from "@/lib/services";
@@ -12,27 +11,26 @@ import { getServices } from "@/lib/services";
  * no per-client limit (the token is the authority), idempotent, and never a redirect for them.
  * The unsubscribe page's own button posts here too; without JavaScript it is sent back to the page.
  */
-export async function POST(request: Request): Promise<Response> {
-  let navigating = wantsHtml(request);
-  try {
-    const services = getServices();
+export const POST = publicRoute(
+  {
+    services: getServices,
+    maxBodyBytes: LINK_BODY_LIMIT,
+    failureLocation: (error) => linkPageLocation("unsubscribe", error),
+  },
+  async ({ request, services, readText, answerInJson }) => {
     const token = new URL(request.url).searchParams.get("token");
-
-    assertDeclaredSize(request, LINK_BODY_LIMIT);
     // The body says nothing the token does not; it is read (under the cap) only to tell a mail
     // provider's one-click post, which RFC 8058 forbids answering with a redirect.
-    const body = await readText(request, LINK_BODY_LIMIT);
-    if (/List-Unsubscribe/i.test(body)) navigating = false;
+    if (/List-Unsubscribe/i.test(await readText())) answerInJson();
 
     const status = await cancelSubscription(services, token);
 
-    if (navigating) return seeOther(linkPageLocation("unsubscribe", status));
-    return json({ ok: true, status } satisfies UnsubscribeAnswer);
-  } catch (error) {
-    if (navigating) return seeOther(linkPageLocation("unsubscribe", toApiError(error)));
-    return errorResponse(error);
-  }
-}
+    return {
+      body: { ok: true, status } satisfies UnsubscribeAnswer,
+      location: linkPageLocation("unsubscribe", status),
+    };
+  },
+);
 
 /**
  * A mail client without one-click support opens the `List-Unsubscribe` address in a browser: it
