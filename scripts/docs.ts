@@ -1,6 +1,6 @@
 /**
  * `npm run docs`: writes `.env.example` and the variable tables of `docs/configuration.md` from
- * `lib/config-variables.ts`, then formats both with the project's prettier settings.
+ * `lib/config/variables.ts`, then formats both with the project's prettier settings.
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { format, resolveConfig } from "prettier";

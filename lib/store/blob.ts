@@ -2,8 +2,6 @@ import {
   BlobError,
   BlobNotFoundError,
   BlobPreconditionFailedError,
-  BlobServiceNotAvailable,
-  BlobUnknownError,
   copy,
   del,
   get,
@@ -11,9 +9,10 @@ import {
   put,
 } from "@vercel/blob";
 import { tmpdir } from "node:os";
-import { withinDeadline } from "./deadline";
+import { readAtMost, spooled, spoolStream, toBlob } from "./blob-bodies";
+import { blobCall, type BlobCallLimits, type CallKind } from "./blob-call";
 import { removeAbandonedSpools, SpoolFile } from "./spool";
-import { limitStream, SendOnceStream } from "./streams";
+import { limitStream } from "./streams";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -26,7 +25,6 @@ import {
   type ObjectStream,
   ObjectTooLargeError,
   type StoreCallOptions,
-  StoreUnavailableError,
   type VersionedObject,
 } from "./types";
 
@@ -60,15 +58,15 @@ const SPOOL_PREFIX = "intake-upload-";
 export class BlobStore implements ObjectStore {
   readonly driver = "vercel-blob";
   private readonly token: string;
-  private readonly callTimeoutMs: number;
-  private readonly lateWriteLimitMs: number;
-  private readonly lateWriteGraceMs: number;
+  private readonly limits: BlobCallLimits;
 
   constructor(token: string, options: BlobStoreOptions = {}) {
     this.token = token;
-    this.callTimeoutMs = options.callTimeoutMs ?? 8_000;
-    this.lateWriteLimitMs = options.lateWriteLimitMs ?? 30_000;
-    this.lateWriteGraceMs = options.lateWriteGraceMs ?? 60_000;
+    this.limits = {
+      callTimeoutMs: options.callTimeoutMs ?? 8_000,
+      lateWriteLimitMs: options.lateWriteLimitMs ?? 30_000,
+      lateWriteGraceMs: options.lateWriteGraceMs ?? 60_000,
+    };
     // The SDK's own retries (10 by default, with waits doubling from 1 s) would go on after the
     // caller's deadline, and a retry that succeeds then lands a write its caller was told had
     // failed. `call` retries instead, never past the deadline. The SDK has no per-call option.
@@ -299,183 +297,15 @@ export class BlobStore implements ObjectStore {
     } as const;
   }
 
-  /**
-   * Runs one SDK call within the caller's deadline and this store's own bound, whichever ends
-   * first, retrying a store that answers 5xx or cannot be reached (after 250 ms, then twice as
-   * long each time) until then. No attempt starts after that; the one in flight is then:
-   * - a read: cancelled, as nothing waits for it;
-   * - a write: left to run until it is answered (or `lateWriteLimitMs` passes), since a write
-   *   already sent may still land, and handed to the caller's `track`, so a caller undoing a
-   *   failed save knows when nothing it wrote can still arrive; one given up on unanswered stays
-   *   tracked `lateWriteGraceMs` longer, since the store may still accept it after that.
-   * Errors become `StoreUnavailableError`, except those `passThrough` picks for the caller.
-   */
-  private async call<T>(
+  /** Runs one SDK call within the caller's deadline and this store's bounds (`blobCall`). */
+  private call<T>(
     action: string,
     options: StoreCallOptions,
     work: (abortSignal: AbortSignal) => Promise<T>,
-    { write = false, passThrough = () => false }: CallKind = {},
+    kind: CallKind = {},
   ): Promise<T> {
-    // Not AbortSignal.any([AbortSignal.timeout(...), ...]): Node 20 holds the sources of `any`
-    // weakly, and a timeout signal that nothing else holds can be collected before it fires.
-    const answer = new AbortController();
-    const answerBy = answer.signal;
-    const giveUp = () => answer.abort();
-    const bound = setTimeout(giveUp, this.callTimeoutMs);
-    if (options.signal?.aborted) giveUp();
-    options.signal?.addEventListener("abort", giveUp, { once: true });
-    let abandoned = false;
-    const attempt = () => {
-      const controller = new AbortController();
-      const life = setTimeout(
-        () => {
-          abandoned = write;
-          controller.abort();
-        },
-        write ? this.lateWriteLimitMs : this.callTimeoutMs,
-      );
-      const cancel = () => controller.abort();
-      if (!write) answerBy.addEventListener("abort", cancel, { once: true });
-      return work(controller.signal).finally(() => {
-        clearTimeout(life);
-        answerBy.removeEventListener("abort", cancel);
-      });
-    };
-    const attempts = async () => {
-      for (let wait = FIRST_RETRY_MS; ; wait *= 2) {
-        try {
-          return await attempt();
-        } catch (error) {
-          if (!isRetryable(error) || answerBy.aborted) throw error;
-        }
-        await sleep(wait, answerBy);
-        answerBy.throwIfAborted();
-      }
-    };
-    const calls = attempts();
-    if (write && options.track) {
-      const grace = this.lateWriteGraceMs;
-      const mayStillLand = () =>
-        abandoned ? new Promise<void>((resolve) => setTimeout(resolve, grace)) : undefined;
-      options.track(calls.then(() => undefined, mayStillLand));
-    }
-    try {
-      return await withinDeadline(calls, { signal: answerBy, track: options.track }, action);
-    } catch (error) {
-      if (passThrough(error)) throw error;
-      throw new StoreUnavailableError(`Vercel Blob: could not ${action}`, { cause: error });
-    } finally {
-      clearTimeout(bound);
-      options.signal?.removeEventListener("abort", giveUp);
-    }
+    return blobCall(action, options, work, this.limits, kind);
   }
-}
-
-interface CallKind {
-  /** The call changes the store: an attempt in flight is never cancelled early. */
-  write?: boolean;
-  /** Errors to give the caller as they are, for it to interpret. */
-  passThrough?: (error: unknown) => boolean;
-}
-
-const FIRST_RETRY_MS = 250;
-
-/** A store that answered 5xx, or could not be reached: worth another attempt while time is left. */
-function isRetryable(error: unknown): boolean {
-  if (error instanceof BlobServiceNotAvailable || error instanceof BlobUnknownError) return true;
-  return error instanceof TypeError && !(error instanceof BlobError);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-/**
- * A blob's bytes, refusing one over `maxBytes`: at once when its declared length says so, else as
- * soon as the counted bytes pass the bound. The stream is cancelled either way.
- */
-async function readAtMost(
-  stream: ReadableStream<Uint8Array>,
-  declaredSize: number,
-  maxBytes: number,
-  path: string,
-): Promise<Uint8Array> {
-  if (declaredSize > maxBytes) {
-    await stream.cancel().catch(() => {});
-    throw new ObjectTooLargeError(path, declaredSize, maxBytes);
-  }
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      if (received > maxBytes) throw new ObjectTooLargeError(path, received, maxBytes);
-      chunks.push(value);
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks);
-}
-
-/** Bytes read from a spool file per pull. */
-const SPOOL_READ_BYTES = 64 * 1024;
-
-/**
- * A spool file's bytes, one chunk read per pull: the next is read only once the HTTP client has
- * taken the last (Node 20's file streams and file-backed Blobs read ahead far more under load),
- * and none is kept once sent (`SendOnceStream`). A retry reads the file again from the start.
- */
-function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
-  let position = 0;
-  return new SendOnceStream<Uint8Array>(
-    {
-      async pull(controller) {
-        const chunk = new Uint8Array(SPOOL_READ_BYTES);
-        const count = await spool.read(chunk, position);
-        if (count === 0) return controller.close();
-        position += count;
-        controller.enqueue(chunk.subarray(0, count));
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
-
-/**
- * Local spool work (the upload's temporary file) within the caller's deadline, its failures as
- * `StoreUnavailableError` like the store's own.
- */
-async function spooled<T>(action: string, options: StoreCallOptions, work: () => Promise<T>): Promise<T> {
-  try {
-    options.signal?.throwIfAborted();
-    return await withinDeadline(work(), options, action);
-  } catch (error) {
-    if (error instanceof StoreUnavailableError) throw error;
-    throw new StoreUnavailableError(`Could not ${action}`, { cause: error });
-  }
-}
-
-/**
- * The body as a Blob: the chunks are copied once, into memory the Blob owns. A stream would
- * avoid that copy, but the SDK re-sends the same body object when it retries, and a stream can
- * be read only once; the Blob also gives the request a Content-Length.
- */
-function toBlob(body: ObjectBody, contentType: string): Blob {
-  const parts = typeof body === "string" || body instanceof Uint8Array ? [body] : body;
-  return new Blob(parts as BlobPart[], { type: contentType });
 }
 
 /** A conditional write refused because the blob changed, or is gone. */

@@ -1,15 +1,15 @@
-import { VARIABLE_GROUPS, VARIABLES } from "../../lib/config-variables";
+import { VARIABLE_GROUPS, VARIABLES } from "../../lib/config/variables";
 
 /**
- * What `npm run docs` writes from `lib/config-variables.ts`: `.env.example` whole, and the
+ * What `npm run docs` writes from `lib/config/variables.ts`: `.env.example` whole, and the
  * variable tables of `docs/configuration.md` between two markers (the prose around them is
  * written by hand). `tests/unit/docs.test.ts` fails when the committed files differ from these.
  */
 
-export const TABLES_START = "<!-- variables:start (written by npm run docs from lib/config-variables.ts) -->";
+export const TABLES_START = "<!-- variables:start (written by npm run docs from lib/config/variables.ts) -->";
 export const TABLES_END = "<!-- variables:end -->";
 
-const ENV_EXAMPLE_HEADER = `# Every variable the service reads (written by npm run docs from lib/config-variables.ts; the same
+const ENV_EXAMPLE_HEADER = `# Every variable the service reads (written by npm run docs from lib/config/variables.ts; the same
 # list is docs/configuration.md). All are optional: with none set, the site runs on the embedded
 # defaults (filesystem inbox under .data/inbox, rate limits in process memory, no notification
 # channels). An empty value (FOO=) counts as not set. A malformed value stops the server at start.`;

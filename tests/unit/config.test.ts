@@ -10,11 +10,11 @@ import {
   smtpTls,
   webhookSecretBytes,
 } from "@/lib/config";
-import { VARIABLES as VARIABLE_LIST } from "@/lib/config-variables";
+import { VARIABLES as VARIABLE_LIST } from "@/lib/config/variables";
 
 type Env = Record<string, string | undefined>;
 
-/** Every variable the service reads: the one list in lib/config-variables.ts. */
+/** Every variable the service reads: the one list in lib/config/variables.ts. */
 const VARIABLES = VARIABLE_LIST.map((variable) => variable.name);
 
 const DEFAULTS = {

@@ -1,6 +1,6 @@
 /**
  * Every environment variable the service reads, with what it means. The single source of three
- * things, so they cannot drift apart: the variables `lib/config.ts` parses (its raw schema is
+ * things, so they cannot drift apart: the variables `lib/config/` parses (its raw schema is
  * built from this list), `.env.example`, and the tables of `docs/configuration.md` (both written
  * by `npm run docs`, and checked by `tests/unit/docs.test.ts`).
  */
