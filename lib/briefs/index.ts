@@ -16,3 +16,4 @@ export {
   stagedClaimPath,
   StagedUploadTakenError,
 } from "./save";
+export { type Delivery, deliveryFile, recordDelivery, writeDelivery } from "./delivery";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Mailbox } from "../config";
 import type { AcknowledgmentOutcome, BriefRecord } from "../briefs";
-import { type BriefNotice, type Channel, type Delivery, describeFailure, fanOut } from "../notify";
+import { type BriefNotice, type Channel, describeFailure, fanOut } from "../notify";
+import { type Delivery } from "../briefs";
 import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
 import { withTimeout } from "../timeout";
 import {

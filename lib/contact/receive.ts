@@ -8,14 +8,8 @@ import {
   saveBrief,
   StagedUploadTakenError,
 } from "../briefs";
-import {
-  type Channel,
-  type ChannelName,
-  deliveryFile,
-  forwardedChannels,
-  recordDelivery,
-  storedAttachment,
-} from "../notify";
+import { type Channel, type ChannelName, forwardedChannels, storedAttachment } from "../notify";
+import { deliveryFile, recordDelivery } from "../briefs";
 import { newReference } from "../reference";
 import type { Verification } from "../verification";
 import { type BriefAcknowledger, notifyAndAcknowledge } from "./acknowledge";

@@ -1,13 +1,12 @@
-import { finishInBackground } from "../background";
 import { withTimeout } from "../timeout";
-import type { ObjectStore, StoreCallOptions } from "../store";
-import type { AttachmentRecord, BriefFile } from "../briefs";
+import type { ObjectStore } from "../store";
+import type { AttachmentRecord } from "../briefs/record";
 import {
   CHANNEL_NAMES,
   type BriefNotice,
   type Channel,
   type ChannelName,
-  type Delivery,
+  type ChannelOutcomes,
   type DeliveryOutcome,
   type NoticeAttachment,
 } from "./types";
@@ -29,12 +28,6 @@ export function storedAttachment(
   };
 }
 
-/** How long the response waits for `delivery.json` to be written before it goes without it. */
-const RECORD_WAIT_MS = 500;
-
-/** How long writing `delivery.json` may take in all, after the response if need be. */
-const RECORD_WRITE_MS = 5_000;
-
 /**
  * Tells every channel about a stored brief at once, each bounded by `timeoutMs`: a channel that
  * has not succeeded by then is aborted and counted as failed. Never rejects.
@@ -43,7 +36,7 @@ export async function fanOut(
   channels: readonly Channel[],
   notice: BriefNotice,
   timeoutMs: number,
-): Promise<Delivery> {
+): Promise<ChannelOutcomes> {
   const outcomes = await Promise.all(
     channels.map(async (channel) => [channel.name, await attempt(channel, notice, timeoutMs)] as const),
   );
@@ -51,8 +44,8 @@ export async function fanOut(
 }
 
 /** The channels that succeeded, in the contract's order. */
-export function forwardedChannels(delivery: Delivery): ChannelName[] {
-  return CHANNEL_NAMES.filter((name) => delivery[name]?.ok === true);
+export function forwardedChannels(outcomes: ChannelOutcomes): ChannelName[] {
+  return CHANNEL_NAMES.filter((name) => outcomes[name]?.ok === true);
 }
 
 async function attempt(channel: Channel, notice: BriefNotice, timeoutMs: number): Promise<DeliveryOutcome> {
@@ -76,42 +69,4 @@ export function describeFailure(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   return (parts.join(": ") || "unknown error").replace(/\s+/g, " ").slice(0, 500);
-}
-
-/**
- * Writes `delivery.json` beside the brief. The brief is stored whatever happens here, so a failure
- * is logged, never thrown; and a slow store does not hold the response past a short wait: the
- * write goes on after the response (kept alive there by `after()`), bounded on its own.
- */
-export async function recordDelivery(store: ObjectStore, folder: string, delivery: Delivery): Promise<void> {
-  const write = writeDelivery(store, folder, delivery, {
-    signal: AbortSignal.timeout(RECORD_WRITE_MS),
-  }).catch((error: unknown) => {
-    console.error(`[notify] could not record the delivery of ${folder}`, error);
-  });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, RECORD_WAIT_MS)));
-  await Promise.race([write, wait]);
-  clearTimeout(timer);
-  finishInBackground(write, `recording the delivery of ${folder}`);
-}
-
-/** `delivery.json` as a file of the brief's folder. */
-export function deliveryFile(delivery: Delivery): BriefFile {
-  return {
-    name: "delivery.json",
-    body: `${JSON.stringify(delivery, null, 2)}\n`,
-    contentType: "application/json",
-  };
-}
-
-/** Writes `delivery.json` beside the brief, replacing any earlier record; throws when the store fails. */
-export async function writeDelivery(
-  store: ObjectStore,
-  folder: string,
-  delivery: Delivery,
-  options: StoreCallOptions = {},
-): Promise<void> {
-  const file = deliveryFile(delivery);
-  await store.put(`${folder}/${file.name}`, file.body, file.contentType, options);
 }

@@ -3,19 +3,18 @@ import { EmailChannel } from "./email";
 import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
-export {
-  deliveryFile,
-  describeFailure,
-  fanOut,
-  forwardedChannels,
-  recordDelivery,
-  storedAttachment,
-  writeDelivery,
-} from "./fan-out";
+export { describeFailure, fanOut, forwardedChannels, storedAttachment } from "./fan-out";
 export { attachmentFileName } from "./message";
 export { type SubscriberEvent, SubscriberEvents, type SubscriberEventType } from "./subscriber-events";
 export { CHANNEL_NAMES } from "./types";
-export type { BriefNotice, Channel, ChannelName, Delivery, DeliveryOutcome, NoticeAttachment } from "./types";
+export type {
+  BriefNotice,
+  Channel,
+  ChannelName,
+  ChannelOutcomes,
+  DeliveryOutcome,
+  NoticeAttachment,
+} from "./types";
 
 /** The configured channels, in the order `forwarded` lists them; none when nothing is set up. */
 export function createChannels(config: Config): Channel[] {

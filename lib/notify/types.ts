@@ -1,4 +1,4 @@
-import type { AcknowledgmentOutcome, AttachmentRecord, BriefRecord } from "../briefs";
+import type { AttachmentRecord, BriefRecord } from "../briefs/record";
 
 /** The notification channels, in the order `forwarded` lists them. */
 export const CHANNEL_NAMES = ["webhook", "email"] as const;
@@ -44,10 +44,5 @@ export interface DeliveryOutcome {
   error?: string;
 }
 
-/**
- * `delivery.json`: one outcome per configured channel, and `acknowledgment` when
- * `CONTACT_ACKNOWLEDGE=true` (not a channel: `forwarded` never names it).
- */
-export type Delivery = Partial<Record<ChannelName, DeliveryOutcome>> & {
-  acknowledgment?: AcknowledgmentOutcome;
-};
+/** What the fan-out found: one outcome per channel it tried, by name. */
+export type ChannelOutcomes = Partial<Record<ChannelName, DeliveryOutcome>>;

@@ -1,5 +1,6 @@
 import { formatBytes } from "../format";
-import { CHANNEL_NAMES, type Delivery } from "../notify";
+import { CHANNEL_NAMES } from "../notify";
+import { type Delivery } from "../briefs";
 import {
   acknowledgmentResult,
   budgetLabel,

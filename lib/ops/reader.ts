@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { ObjectStore } from "../store";
 import type { Folder } from "../briefs";
 import type { SubscriberRecord } from "../newsletter/subscribers";
-import type { Delivery } from "../notify";
+import type { Delivery } from "../briefs";
 import { InboxRecordError, OpsError } from "./errors";
 import { parseBriefRecord, parseDelivery, parseSubscriber, type StoredBrief } from "./records";
 import { NEW_STATE, parseState } from "./state";

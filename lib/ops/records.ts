@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type BriefRecord, briefRecordSchema, type Folder } from "../briefs";
-import { CHANNEL_NAMES, type Delivery } from "../notify";
+import { CHANNEL_NAMES } from "../notify";
+import { type Delivery } from "../briefs";
 import { InboxRecordError } from "./errors";
 import { check, parseJson } from "./parse";
 import { parseRecord } from "../newsletter/subscribers";

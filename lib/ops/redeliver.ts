@@ -4,12 +4,11 @@ import {
   type BriefNotice,
   CHANNEL_NAMES,
   type ChannelName,
-  type Delivery,
   type DeliveryOutcome,
   describeFailure,
   type NoticeAttachment,
-  writeDelivery,
 } from "../notify";
+import { type Delivery, writeDelivery } from "../briefs";
 import type { NotifyingInbox } from "./deps";
 import { readAttachment } from "./reader";
 import type { StoredBrief } from "./records";

@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ObjectStore } from "@/lib/store";
 import { confirmSubscriber, subscribe, subscriberId, unsubscribeSubscriber } from "@/lib/newsletter";
-import type { Delivery } from "@/lib/notify";
+import type { Delivery } from "@/lib/briefs";
 import { parseCsvObjects } from "./csv";
 import { makePdf, makePng } from "./files";
 import { attachmentFor, readJson, runInbox, storeBrief, type ToolRun } from "./ops";

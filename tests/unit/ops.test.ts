@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import type { ObjectInfo, ObjectStore } from "@/lib/store/types";
-import type { Delivery } from "@/lib/notify";
+import type { Delivery } from "@/lib/briefs";
 import { UsageError } from "@/lib/ops-cli/errors";
 import { type Invocation, parseInvocation } from "@/lib/ops-cli/invocation";
 import { clip, printable, wrap } from "@/lib/ops-cli/text";

@@ -1,6 +1,7 @@
 import { briefFolder } from "../../briefs";
 import { ApiError } from "../../http/errors";
-import { type Delivery, fanOut, writeDelivery } from "../../notify";
+import { fanOut } from "../../notify";
+import { type Delivery, writeDelivery } from "../../briefs";
 import { recordAudit } from "../audit";
 import type { Acting, NotifyingInbox } from "../deps";
 import { removeFolder } from "../erase";
