@@ -62,7 +62,7 @@ function sharedTransport(smtpUrl: string, timeoutMs: number): Transporter<SMTPSe
 }
 
 /**
- * Sends mail through `SMTP_URL` under the STARTTLS rule (`smtpTls` in lib/config.ts). The one
+ * Sends mail through `SMTP_URL` under the STARTTLS rule (`smtpTls` in lib/config/smtp.ts). The one
  * transport every sender of this service uses, so the rule holds for each of them.
  */
 export class SmtpSender {
