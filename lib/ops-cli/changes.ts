@@ -107,6 +107,7 @@ export async function gc(invocation: Invocation, context: CommandContext): Promi
     {
       now: context.now(),
       dryRun: invocation.dryRun,
+      inOrder: true,
       onStagedUpload: (upload) => printExpired(upload, `${formatBytes(upload.size)}, uploaded`),
       onExpiredSignIn: (record) => printExpired(record, "expired, written"),
     },

@@ -28,6 +28,11 @@ export interface GarbageOptions {
   dryRun?: boolean;
   /** Every store call's bound (a cron run's deadline). */
   call?: StoreCallOptions;
+  /**
+   * Run the three clean-ups in order rather than side by side: for a caller that prints each find
+   * as it comes. A cron run leaves it off, so the three share its one deadline at once.
+   */
+  inOrder?: boolean;
   /** Told of each staged upload as it is removed (or found), and of each expired sign-in record. */
   onStagedUpload?: (upload: ObjectInfo) => void | Promise<void>;
   onExpiredSignIn?: (record: ObjectInfo) => void | Promise<void>;
@@ -44,23 +49,35 @@ export interface GarbageCollected {
 
 /**
  * `gc`, for the ops tool and the cron route alike: removes (or, `dryRun`, lists) what nothing
- * will claim any more. One kind after the other, so what is reported comes in that order; a store
- * that does not answer throws `StoreUnavailableError`, and what was not removed waits for the
- * next run.
+ * will claim any more. A store that does not answer throws `StoreUnavailableError`, and what was
+ * not removed waits for the next run.
  */
 export async function collectGarbage(
   { store, collectExpiredSignIns }: Housekeeping,
-  { now = new Date(), dryRun = false, call = {}, onStagedUpload, onExpiredSignIn }: GarbageOptions = {},
+  {
+    now = new Date(),
+    dryRun = false,
+    call = {},
+    inOrder = false,
+    onStagedUpload,
+    onExpiredSignIn,
+  }: GarbageOptions = {},
 ): Promise<GarbageCollected> {
-  const stagedUploads = await collectStaleUploads(store, now, { ...call, dryRun, onExpired: onStagedUpload });
-  const expiredSignIns = await collectExpiredSignIns(store, now, {
-    ...call,
-    dryRun,
-    onExpired: onExpiredSignIn,
-  });
-  const abandonedUploads = await store.removeAbandonedUploads(
-    new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS),
-    { ...call, dryRun },
-  );
+  const staged = () => collectStaleUploads(store, now, { ...call, dryRun, onExpired: onStagedUpload });
+  const signIns = () => collectExpiredSignIns(store, now, { ...call, dryRun, onExpired: onExpiredSignIn });
+  const unfinished = () =>
+    store.removeAbandonedUploads(new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS), { ...call, dryRun });
+  if (inOrder) {
+    return {
+      stagedUploads: await staged(),
+      expiredSignIns: await signIns(),
+      abandonedUploads: await unfinished(),
+    };
+  }
+  const [stagedUploads, expiredSignIns, abandonedUploads] = await Promise.all([
+    staged(),
+    signIns(),
+    unfinished(),
+  ]);
   return { stagedUploads, expiredSignIns, abandonedUploads };
 }
