@@ -74,19 +74,21 @@ export function createServices(config: Config): Services {
     ipHashSalt = randomBytes(32).toString("hex");
   }
   const limiters = createRateLimiters(config);
+  const visitorMailer = config.visitorEmail && new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs);
+  const links =
+    config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret, config.siteOrigin);
   return {
     ...inbox,
     limiters,
     verifier: createVerifier(config),
     cooldowns,
     ipHashSalt,
-    visitorMailer: config.visitorEmail && new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
-    links:
-      config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret, config.siteOrigin),
+    visitorMailer,
+    links,
     subscriberEvents:
       config.webhook &&
       new SubscriberEvents(config.webhook.url, config.webhook.secret, config.notifyTimeoutMs),
-    ops: createOpsServices(config, inbox.store, limiters),
+    ops: createOpsServices(config, inbox.store, limiters, { links, mailer: visitorMailer }),
   };
 }
 
