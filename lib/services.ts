@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Config, getConfig } from "./config";
 import { Acknowledger } from "./contact/acknowledge";
+import { ChannelAlerts, Deliveries, QStashPublisher, retryDestination } from "./deliveries";
 import { createStore, type ObjectStore } from "./store";
 import { LinkSigner } from "./links";
 import { createOpsServices, type OpsServices } from "./ops-web";
@@ -20,6 +21,8 @@ export interface InboxServices {
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: Acknowledger | null;
+  /** Every channel attempt made, logged in `delivery.json` and retried on the schedule (part 4). */
+  deliveries: Deliveries;
 }
 
 /** The integrations the routes use, built once per process from the configuration. */
@@ -44,12 +47,40 @@ export interface Services extends InboxServices {
 /** Logs the configuration's warnings (to stderr), then builds the store and the channels. */
 export function createInboxServices(config: Config, cooldowns?: Cooldowns): InboxServices {
   for (const warning of config.warnings) console.warn(`[config] ${warning}`);
+  const store = createStore(config);
+  const channels = createChannels(config);
+  const acknowledger = createAcknowledger(config, cooldowns);
   return {
     config,
-    store: createStore(config),
-    channels: createChannels(config),
-    acknowledger: createAcknowledger(config, cooldowns),
+    store,
+    channels,
+    acknowledger,
+    deliveries: createDeliveries(config, store, channels, acknowledger),
   };
+}
+
+/** Part 4's deliveries over the app's own store and channels; QStash makes the retries when it is set up. */
+function createDeliveries(
+  config: Config,
+  store: ObjectStore,
+  channels: readonly Channel[],
+  acknowledger: Acknowledger | null,
+): Deliveries {
+  const destination = retryDestination(config.siteOrigin);
+  return new Deliveries({
+    store,
+    channels,
+    acknowledger,
+    notifyTimeoutMs: config.notifyTimeoutMs,
+    retrySchedule: config.retrySchedule,
+    alerts: new ChannelAlerts(
+      config.email,
+      config.webhook,
+      config.ops ? `${config.siteOrigin}/inbox` : null,
+      config.notifyTimeoutMs,
+    ),
+    publisher: config.qstash && new QStashPublisher(config.qstash, destination),
+  });
 }
 
 /** The acknowledgment's sender, when it is on (the start made sure SMTP_URL and EMAIL_FROM are set). */

@@ -16,4 +16,19 @@ export {
   stagedClaimPath,
   StagedUploadTakenError,
 } from "./save";
-export { type Delivery, deliveryFile, recordDelivery, writeDelivery } from "./delivery";
+export {
+  type AcknowledgmentDelivery,
+  type AttemptEntry,
+  type ChannelDelivery,
+  type Delivery,
+  type DeliveryInput,
+  DELIVERY_STATES,
+  deliveryFile,
+  DeliveryRecordError,
+  type DeliveryState,
+  LOG_LENGTH,
+  parseDeliveryRecord,
+  recordInBackground,
+  updateDelivery,
+  writeDelivery,
+} from "./delivery";

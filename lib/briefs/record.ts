@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { FailureDetails } from "../notify/failure";
 import type { Budget, ProjectType, Timeline } from "../schemas/brief";
 import { type Verification, VERIFICATIONS } from "../verification/types";
 
@@ -110,7 +111,11 @@ export interface AcknowledgmentOutcome {
   ok: boolean;
   /** ISO 8601 UTC: when the outcome was known. */
   at: string;
+  /** How long the attempt took. */
+  ms?: number;
   /** Why it was not sent, in one line; absent on success. */
   error?: string;
   suppressed?: true;
+  /** On failure (not suppression): the SMTP reply code, and whether another attempt may help. */
+  failure?: FailureDetails;
 }

@@ -1,4 +1,5 @@
 import { parseEmail, parseWebhook } from "./channels";
+import { parseDeliveries } from "./deliveries";
 import { parseCronSecret, parseOpsOnTheWeb } from "./ops";
 import { configReader } from "./reader";
 import { parseSite } from "./site";
@@ -21,6 +22,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const { email, visitorEmail } = parseEmail(reader, visitorEmailFlags.features);
   const turnstile = parseTurnstile(reader);
   const visitorEmails = parseVisitorEmails(reader, visitorEmailFlags, { email, turnstile });
+  const deliveries = parseDeliveries(reader);
   const cronSecret = parseCronSecret(reader);
   const ops = parseOpsOnTheWeb(reader, visitorEmails.linkSigningSecret);
 
@@ -47,6 +49,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     newsletterDoubleOptIn: visitorEmails.newsletterDoubleOptIn,
     replyTo: visitorEmails.replyTo,
     acknowledgment: visitorEmails.acknowledgment,
+    retrySchedule: deliveries.retrySchedule,
+    qstash: deliveries.qstash,
     cronSecret,
     ops,
     warnings,

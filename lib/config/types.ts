@@ -48,6 +48,16 @@ export interface Config {
    * `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null` when neither is set (no `Reply-To`).
    */
   acknowledgment: { replyTo: Mailbox | null } | null;
+  /**
+   * `DELIVERY_RETRY_SCHEDULE`: the waits (ms) before each retry of a failed channel, each counted
+   * from the previous failure; `[]` (`off`): a failure is final.
+   */
+  retrySchedule: readonly number[];
+  /**
+   * Upstash QStash (`QSTASH_TOKEN` and both signing keys): every retry is published to it with its
+   * delay; `null`: retries are made by this server (`after()`, the scheduler, the cron route).
+   */
+  qstash: { token: string; currentSigningKey: string; nextSigningKey: string; url: string | null } | null;
   /** `CRON_SECRET`: the bearer token scheduled jobs (`/api/cron/*`) need; `null`: they answer 404. */
   cronSecret: string | null;
   /**

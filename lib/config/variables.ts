@@ -200,6 +200,16 @@ export const VARIABLES = [
       "Milliseconds each channel (and each email to a visitor) gets before it counts as failed; the contact answer waits at most this long (plus a moment) for notifications.",
   },
   {
+    name: "DELIVERY_RETRY_SCHEDULE",
+    group: "Notifications to ops",
+    default: "`5s,5m,30m,2h,5h,10h,10h`",
+    example: "",
+    summary:
+      "the waits before each retry of a channel that failed (and of the acknowledgment), each counted from the previous failure and varied by up to ±10%; whole numbers of `s`, `m`, `h` or `d`; `off`: no retries (see [deliveries](operations.md#deliveries))",
+    notes:
+      "The waits before each retry of a notification channel that failed (and of the acknowledgment to the submitter), each counted from the previous failure and varied at random by up to 10%: comma-separated whole numbers of s, m, h or d. The default, 5s,5m,30m,2h,5h,10h,10h, is 8 attempts over about 27 hours. off: a failed channel is not retried (ops can still press Retry now).",
+  },
+  {
     name: "NEWSLETTER_DOUBLE_OPT_IN",
     group: "Emails to visitors",
     default: "`false`",
@@ -286,6 +296,43 @@ export const VARIABLES = [
       "turns on `GET /api/cron/gc` (the inbox tool's `gc` over HTTP, for Vercel Cron), which then needs `Authorization: Bearer <CRON_SECRET>`; at least 16 characters (see [scheduling gc](operations.md#scheduling-gc))",
     notes:
       "Turns on GET /api/cron/gc, which removes staged uploads no brief claimed, expired sign-in records and the temporary files of uploads a stopped server left unfinished (the inbox tool's gc), for Vercel Cron: Vercel sends Authorization: Bearer <CRON_SECRET> with each scheduled call when the project has this variable. At least 16 characters, e.g. openssl rand -base64 32. Unset: the route answers 404.",
+  },
+  {
+    name: "QSTASH_TOKEN",
+    group: "Scheduled jobs",
+    default: "(none)",
+    example: "",
+    summary:
+      "with both signing keys: every delivery retry is published to Upstash QStash with its delay and comes back to `POST /api/deliveries/retry` on `SITE_URL`, so retries are on time on serverless without a per-minute cron",
+    notes:
+      "Upstash QStash (console.upstash.com, QStash tab): with QSTASH_CURRENT_SIGNING_KEY and QSTASH_NEXT_SIGNING_KEY, every delivery retry is published to QStash with its delay and comes back, signed, to POST SITE_URL/api/deliveries/retry, so a serverless deployment retries on time without a per-minute cron. Set all three or none.",
+  },
+  {
+    name: "QSTASH_CURRENT_SIGNING_KEY",
+    group: "Scheduled jobs",
+    default: "(none)",
+    example: "",
+    summary:
+      "QStash's current signing key: `POST /api/deliveries/retry` accepts only messages signed with it or the next one",
+    notes:
+      "QStash's current signing key: POST /api/deliveries/retry accepts only messages signed with it or the next one.",
+  },
+  {
+    name: "QSTASH_NEXT_SIGNING_KEY",
+    group: "Scheduled jobs",
+    default: "(none)",
+    example: "",
+    summary: "QStash's next signing key (QStash signs with it once the keys are rolled)",
+    notes: "QStash's next signing key (QStash signs with it once the keys are rolled).",
+  },
+  {
+    name: "QSTASH_URL",
+    group: "Scheduled jobs",
+    default: "`https://qstash.upstash.io`",
+    example: "",
+    summary: "QStash's API, for a region of its own or a stand-in (the tests')",
+    notes:
+      "QStash's API, for a region of its own or a stand-in (the tests use one). Unset: https://qstash.upstash.io.",
   },
 ] as const satisfies readonly Variable[];
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { Mailbox } from "../config";
 import type { AcknowledgmentOutcome, BriefRecord } from "../briefs";
-import { type BriefNotice, type Channel, describeFailure, fanOut } from "../notify";
-import { type Delivery } from "../briefs";
+import type { BriefAcknowledger } from "../deliveries/types";
+import { classifyFailure, describeFailure } from "../notify";
 import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
 import { withTimeout } from "../timeout";
 import {
@@ -21,33 +21,10 @@ export const ACKNOWLEDGMENT_UNVERIFIED = "not sent: human verification did not p
 
 /**
  * `error` of an acknowledgment not sent because Redis could not say whether the window was open.
- * A failure, not a suppression: `redeliver --acknowledgment` may send it once Redis answers.
+ * A failure, not a suppression: it is retried on the delivery schedule while the brief is young.
  */
 export const ACKNOWLEDGMENT_WINDOW_UNCHECKED =
   "not sent: the 10-minute window could not be checked (Redis unavailable)";
-
-/** Emails a brief's sender; bounded by the same `timeoutMs` as the channels, and never rejects. */
-export interface BriefAcknowledger {
-  acknowledge(record: BriefRecord): Promise<AcknowledgmentOutcome>;
-}
-
-/**
- * Tells the channels about a stored brief (`fanOut`) and, when `acknowledger` is given, emails its
- * sender beside them, under the same bound: the acknowledgment is no channel, so it is recorded as
- * `delivery.json`'s `acknowledgment` and never counted in `forwarded`. Never rejects.
- */
-export async function notifyAndAcknowledge(
-  channels: readonly Channel[],
-  notice: BriefNotice,
-  timeoutMs: number,
-  acknowledger: BriefAcknowledger | null,
-): Promise<Delivery> {
-  const [delivery, acknowledgment] = await Promise.all([
-    fanOut(channels, notice, timeoutMs),
-    acknowledger?.acknowledge(notice.record),
-  ]);
-  return acknowledgment ? { ...delivery, acknowledgment } : delivery;
-}
 
 /**
  * Emails a brief's sender that it arrived (`CONTACT_ACKNOWLEDGE=true`): at most one per address per
@@ -63,8 +40,14 @@ export class Acknowledger implements BriefAcknowledger {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Never rejects: the outcome says what happened, for `delivery.json`. */
+  /** Never rejects: the outcome says what happened, for `delivery.json`, and how long it took. */
   async acknowledge(record: BriefRecord): Promise<AcknowledgmentOutcome> {
+    const started = performance.now();
+    const outcome = await this.attempt(record);
+    return { ...outcome, ms: Math.round(performance.now() - started) };
+  }
+
+  private async attempt(record: BriefRecord): Promise<AcknowledgmentOutcome> {
     // Only a pass: `unavailable` (siteverify could not be asked, the visitor let through unchecked)
     // would let a bot use an outage to aim mail at anyone; `off` is a brief stored before the
     // acknowledgment needed Turnstile, which redeliver may meet.
@@ -76,14 +59,16 @@ export class Acknowledger implements BriefAcknowledger {
     } catch (error) {
       const reason = withoutAddress(describeFailure(error), record.email);
       console.warn(`[contact] acknowledgment of brief ${record.reference} not sent: ${reason}`);
-      return { ok: false, at: now(), error: reason };
+      return { ok: false, at: now(), error: reason, failure: classifyFailure(error) };
     }
   }
 
   /** The window first: only an email that will be sent is rendered. */
   private async send(record: BriefRecord): Promise<AcknowledgmentOutcome> {
     const claim = await this.claim(record.email);
-    if (claim === "unchecked") return { ok: false, at: now(), error: ACKNOWLEDGMENT_WINDOW_UNCHECKED };
+    if (claim === "unchecked") {
+      return { ok: false, at: now(), error: ACKNOWLEDGMENT_WINDOW_UNCHECKED, failure: { retryable: true } };
+    }
     if (claim === null) {
       return { ok: false, at: now(), suppressed: true, error: ACKNOWLEDGMENT_WITHIN_WINDOW };
     }

@@ -9,7 +9,6 @@ export type { Submission } from "./submission";
 export { AttachmentIntake } from "./attachment";
 export { describeClient, receiveBrief } from "./receive";
 export type { BriefIntakeServices, Receipt } from "./receive";
-export { type BriefAcknowledger, notifyAndAcknowledge } from "./acknowledge";
 export { contactFormLocation, readContactFormReturn, thankYouLocation } from "./redirect";
 export type { ContactFormReturn } from "./redirect";
 export {

@@ -8,11 +8,11 @@ import {
   saveBrief,
   StagedUploadTakenError,
 } from "../briefs";
-import { type Channel, type ChannelName, forwardedChannels, storedAttachment } from "../notify";
-import { deliveryFile, recordDelivery } from "../briefs";
+import { type Channel, type ChannelName, storedAttachment } from "../notify";
+import { deliveryFile } from "../briefs";
+import type { BriefAcknowledger, Deliveries } from "../deliveries";
 import { newReference } from "../reference";
 import type { Verification } from "../verification";
-import { type BriefAcknowledger, notifyAndAcknowledge } from "./acknowledge";
 import { STAGED_UPLOAD_TAKEN } from "./staging";
 import type { Submission } from "./submission";
 
@@ -23,7 +23,8 @@ export interface BriefIntakeServices {
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: BriefAcknowledger | null;
-  config: { notifyTimeoutMs: number };
+  /** Makes, logs and retries the channels' attempts (and the acknowledgment's). */
+  deliveries: Deliveries;
 }
 
 export interface Receipt {
@@ -44,7 +45,8 @@ export function describeClient(request: Request, address: string | null, salt: s
 
 /**
  * Stores a valid brief in the inbox (503 when the store cannot be written), then notifies the
- * configured channels and records how each did in `delivery.json`. Past the store nothing fails
+ * configured channels and records how each did in `delivery.json`, retrying what failed on the
+ * schedule (lib/deliveries). Past the store nothing fails
  * the request: the brief is safe, and `forwarded` says who was told. With `CONTACT_ACKNOWLEDGE=true`
  * the sender is emailed beside the channels, within the same bound (`delivery.json`'s
  * `acknowledgment`). With nothing configured to notify, `delivery.json` (`{}`) is written with
@@ -106,12 +108,6 @@ export async function receiveBrief(
     attachment: record.attachment && storedAttachment(services.store, folder, record.attachment),
     folder,
   };
-  const delivery = await notifyAndAcknowledge(
-    services.channels,
-    notice,
-    services.config.notifyTimeoutMs,
-    services.acknowledger,
-  );
-  await recordDelivery(services.store, folder, delivery);
-  return { reference: record.reference, forwarded: forwardedChannels(delivery) };
+  const { forwarded } = await services.deliveries.deliverNew(notice, { acknowledge: true });
+  return { reference: record.reference, forwarded };
 }

@@ -1,4 +1,5 @@
 import { withTimeout } from "../timeout";
+import { classifyFailure } from "./failure";
 import type { ObjectStore } from "../store";
 import type { AttachmentRecord } from "../briefs/record";
 import {
@@ -38,7 +39,9 @@ export async function fanOut(
   timeoutMs: number,
 ): Promise<ChannelOutcomes> {
   const outcomes = await Promise.all(
-    channels.map(async (channel) => [channel.name, await attempt(channel, notice, timeoutMs)] as const),
+    channels.map(
+      async (channel) => [channel.name, await attemptChannel(channel, notice, timeoutMs)] as const,
+    ),
   );
   return Object.fromEntries(outcomes);
 }
@@ -48,14 +51,27 @@ export function forwardedChannels(outcomes: ChannelOutcomes): ChannelName[] {
   return CHANNEL_NAMES.filter((name) => outcomes[name]?.ok === true);
 }
 
-async function attempt(channel: Channel, notice: BriefNotice, timeoutMs: number): Promise<DeliveryOutcome> {
+/** One channel's attempt, bounded by `timeoutMs`: how it went, timed and, on failure, classified. Never rejects. */
+export async function attemptChannel(
+  channel: Channel,
+  notice: BriefNotice,
+  timeoutMs: number,
+): Promise<DeliveryOutcome> {
+  const started = performance.now();
+  const ms = () => Math.round(performance.now() - started);
   try {
     await withTimeout(timeoutMs, (signal) => channel.deliver(notice, signal));
-    return { ok: true, at: new Date().toISOString() };
+    return { ok: true, at: new Date().toISOString(), ms: ms() };
   } catch (error) {
     const reason = describeFailure(error);
     console.warn(`[notify] ${channel.name} failed for brief ${notice.record.reference}: ${reason}`);
-    return { ok: false, at: new Date().toISOString(), error: reason };
+    return {
+      ok: false,
+      at: new Date().toISOString(),
+      ms: ms(),
+      error: reason,
+      failure: classifyFailure(error),
+    };
   }
 }
 

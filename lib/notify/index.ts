@@ -3,7 +3,17 @@ import { EmailChannel } from "./email";
 import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
-export { describeFailure, fanOut, forwardedChannels, storedAttachment } from "./fan-out";
+export { attemptChannel, describeFailure, fanOut, forwardedChannels, storedAttachment } from "./fan-out";
+export {
+  classifyFailure,
+  DeliveryError,
+  type FailureDetails,
+  parseRetryAfter,
+  retryableStatus,
+} from "./failure";
+export { type EmailSettings } from "./email";
+export { SmtpSender } from "./smtp";
+export { postWebhook } from "./webhook";
 export { attachmentFileName } from "./message";
 export { type SubscriberEvent, SubscriberEvents, type SubscriberEventType } from "./subscriber-events";
 export { CHANNEL_NAMES } from "./types";

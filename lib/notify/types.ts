@@ -1,4 +1,5 @@
 import type { AttachmentRecord, BriefRecord } from "../briefs/record";
+import type { FailureDetails } from "./failure";
 
 /** The notification channels, in the order `forwarded` lists them. */
 export const CHANNEL_NAMES = ["webhook", "email"] as const;
@@ -40,8 +41,12 @@ export interface DeliveryOutcome {
   ok: boolean;
   /** ISO 8601 UTC: when the outcome was known. */
   at: string;
+  /** How long the attempt took. */
+  ms: number;
   /** Why it failed, in one line; absent on success. */
   error?: string;
+  /** On failure: the status the other end answered and whether another attempt may help. */
+  failure?: FailureDetails;
 }
 
 /** What the fan-out found: one outcome per channel it tried, by name. */

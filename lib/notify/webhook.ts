@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { request } from "undici";
+import { DeliveryError, parseRetryAfter, retryableStatus } from "./failure";
 import { briefReceivedEvent } from "./payload";
 import type { BriefNotice, Channel } from "./types";
 
@@ -32,7 +33,7 @@ export function messageHeaders(
 
 /**
  * POSTs one JSON event to `url`, signed when there is a signer; resolves on a 2xx answer and
- * rejects with the reason otherwise. Redirects are never followed: they would re-send the event
+ * rejects with the reason otherwise (a `DeliveryError` naming the status, for the retry schedule). Redirects are never followed: they would re-send the event
  * (personal data, and a valid signature) to wherever the receiver points, possibly another host.
  * Through undici's `request` rather than `fetch`, as Turnstile's check is: the contact answer
  * waits for the channels, and `request` costs the thread every request shares a third of what
@@ -65,11 +66,18 @@ export async function postWebhook(
   if (statusCode >= 200 && statusCode < 300) return;
   if (statusCode >= 300 && statusCode < 400) {
     const location = [headers.location ?? []].flat()[0] ?? null;
-    throw new Error(
+    // Not worth retrying: the same address will redirect again until someone changes it.
+    throw new DeliveryError(
       `answered ${statusCode} redirecting to ${redirectTarget(location, url)}; redirects are not followed, point WEBHOOK_URL at the final address`,
+      { status: statusCode, retryable: false },
     );
   }
-  throw new Error(`answered HTTP ${statusCode}`);
+  const retryAfter = [headers["retry-after"] ?? []].flat()[0];
+  throw new DeliveryError(`answered HTTP ${statusCode}`, {
+    status: statusCode,
+    retryable: retryableStatus(statusCode),
+    ...(statusCode === 429 || statusCode === 503 ? { retryAfterMs: parseRetryAfter(retryAfter) } : {}),
+  });
 }
 
 /** POSTs each brief as a `brief.received` event to `WEBHOOK_URL`; a 2xx answer is success. */

@@ -1,4 +1,4 @@
-import type { BriefAcknowledger } from "../contact/acknowledge";
+import type { BriefAcknowledger, Deliveries } from "../deliveries";
 import type { Channel } from "../notify";
 import type { ObjectStore } from "../store";
 
@@ -19,6 +19,8 @@ export interface NotifyingInbox extends InboxStore {
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: BriefAcknowledger | null;
+  /** Makes, logs and retries the attempts (part 4), and forgets an erased brief's. */
+  deliveries: Deliveries;
   config: { notifyTimeoutMs: number };
 }
 

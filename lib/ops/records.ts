@@ -1,7 +1,5 @@
-import { z } from "zod";
 import { type BriefRecord, briefRecordSchema, type Folder } from "../briefs";
-import { CHANNEL_NAMES } from "../notify";
-import { type Delivery } from "../briefs";
+import { type Delivery, DeliveryRecordError, parseDeliveryRecord } from "../briefs";
 import { InboxRecordError } from "./errors";
 import { check, parseJson } from "./parse";
 import { parseRecord } from "../newsletter/subscribers";
@@ -21,30 +19,19 @@ export interface StoredBrief {
   state: BriefState;
 }
 
-const outcomeSchema = z.object({ ok: z.boolean(), at: z.string(), error: z.string().optional() });
-const acknowledgmentSchema = outcomeSchema.extend({ suppressed: z.literal(true).optional() });
-
 /** `brief.json`, checked against the record's one schema (lenient where old records differ). */
 export function parseBriefRecord(path: string, bytes: Uint8Array): BriefRecord {
   return check(path, briefRecordSchema, parseJson(path, bytes), "a brief record") as BriefRecord;
 }
 
-/** `delivery.json`: the known channels' outcomes and the acknowledgment's; anything else is left out. */
+/** `delivery.json` (lib/briefs reads it: part 1's records too); `InboxRecordError` naming the path when it is not one. */
 export function parseDelivery(path: string, bytes: Uint8Array): Delivery {
-  const value = parseJson(path, bytes);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new InboxRecordError(`${path} is not a delivery record`);
+  try {
+    return parseDeliveryRecord(parseJson(path, bytes));
+  } catch (error) {
+    if (error instanceof DeliveryRecordError) throw new InboxRecordError(`${path} is not a delivery record`);
+    throw error;
   }
-  const delivery: Delivery = {};
-  for (const name of CHANNEL_NAMES) {
-    const outcome = (value as Record<string, unknown>)[name];
-    if (outcome !== undefined) delivery[name] = check(path, outcomeSchema, outcome, "a delivery record");
-  }
-  const acknowledgment = (value as Record<string, unknown>).acknowledgment;
-  if (acknowledgment !== undefined) {
-    delivery.acknowledgment = check(path, acknowledgmentSchema, acknowledgment, "a delivery record");
-  }
-  return delivery;
 }
 
 /**

@@ -1,16 +1,7 @@
-import { notifyAndAcknowledge } from "../contact/acknowledge";
-import type { ObjectStore } from "../store";
-import {
-  type BriefNotice,
-  CHANNEL_NAMES,
-  type ChannelName,
-  type DeliveryOutcome,
-  describeFailure,
-  type NoticeAttachment,
-} from "../notify";
-import { type Delivery, writeDelivery } from "../briefs";
+import { type ChannelDelivery, type Delivery } from "../briefs";
+import type { AttemptResult, Target } from "../deliveries";
+import { CHANNEL_NAMES, type ChannelName, describeFailure } from "../notify";
 import type { NotifyingInbox } from "./deps";
-import { readAttachment } from "./reader";
 import type { StoredBrief } from "./records";
 
 /**
@@ -23,7 +14,7 @@ export const PENDING_GRACE_MS = 60_000;
 /** What redelivering one brief did. */
 export interface RedeliveryResult {
   reference: string;
-  /** The channels (and, when asked, the acknowledgment) sent again, with how each did this time. */
+  /** The channels (and, when asked, the acknowledgment) sent again: each one's record after this attempt. */
   attempted: Delivery;
   /** `--acknowledgment` asked for a failed acknowledgment, but `CONTACT_ACKNOWLEDGE` is off here. */
   acknowledgmentUnavailable: boolean;
@@ -118,37 +109,11 @@ export function planRedelivery(
 }
 
 /**
- * What the channels are told about a stored brief: the file is read (and checked against
- * `brief.json`) only when the email, which carries it, is among `channels`; the webhook names it
- * by its checksum. Throws when the file is missing or damaged.
- */
-export async function noticeFor(
-  store: ObjectStore,
-  brief: StoredBrief,
-  channels: readonly ChannelName[],
-): Promise<BriefNotice> {
-  const { record } = brief;
-  let attachment: NoticeAttachment | null = null;
-  if (record.attachment && channels.includes("email")) {
-    // Read and checked against brief.json before anything is sent: these bytes are what is mailed.
-    const bytes = await readAttachment(store, brief);
-    const stream = () =>
-      new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(bytes);
-          controller.close();
-        },
-      });
-    attachment = { record: record.attachment, open: () => Promise.resolve(stream()) };
-  }
-  return { record, attachment, folder: brief.folder };
-}
-
-/**
- * Sends a stored brief again through the channels that need it, with the app's own channels and
- * `NOTIFY_TIMEOUT_MS`, and records the new outcomes in `delivery.json` (the others are kept).
- * Honeypot catches are refused by the caller and never reach this. Never throws for a channel
- * or an unreadable file: the result says what happened.
+ * "Retry now": sends a stored brief again through the channels that need it (those recorded as
+ * retrying or failed, or every configured one for a brief with no record), through part 4's
+ * deliveries, so each attempt is claimed (never made twice at once), logged in `delivery.json` and
+ * followed as the schedule says. Honeypot catches are refused by the caller and never reach this.
+ * Never throws for a channel: the result says what happened.
  */
 export async function redeliverBrief(
   services: NotifyingInbox,
@@ -156,51 +121,43 @@ export async function redeliverBrief(
   now = new Date(),
   options: RedeliveryOptions = {},
 ): Promise<RedeliveryResult> {
-  const { store, channels, config } = services;
+  const { channels, config, deliveries } = services;
   const { record } = brief;
   const configured = channels.map((channel) => channel.name);
   const plan = planRedelivery(brief, configured, config.notifyTimeoutMs, now);
   const acknowledge = options.acknowledgment === true && acknowledgmentFailed(brief.delivery);
-  const acknowledger = acknowledge ? services.acknowledger : null;
+  const withAcknowledgment = acknowledge && services.acknowledger !== null;
   const result: RedeliveryResult = {
     reference: record.reference,
     attempted: {},
-    acknowledgmentUnavailable: acknowledge && acknowledger === null,
+    acknowledgmentUnavailable: acknowledge && !withAcknowledgment,
     unavailable: plan.unavailable,
     error: null,
     waiting: plan.waiting,
     delivery: brief.delivery,
   };
-  if (plan.retry.length === 0 && acknowledger === null) {
+  const targets: Target[] = [...plan.retry, ...(withAcknowledgment ? (["acknowledgment"] as const) : [])];
+  if (targets.length === 0) {
     if (brief.delivery === null && plan.waiting === null) {
       result.error =
         "no notification channel is configured here (WEBHOOK_URL, or SMTP_URL with EMAIL_FROM and EMAIL_TO)";
     }
     return result;
   }
-
-  let notice: BriefNotice;
+  let attempts: AttemptResult[];
   try {
-    notice = await noticeFor(store, brief, plan.retry);
+    attempts = await deliveries.retryNow(brief, targets, now);
   } catch (error) {
     result.error = `not sent: ${describeFailure(error)}`;
     return result;
   }
-  const retried = channels.filter((channel) => plan.retry.includes(channel.name));
-  result.attempted = await notifyAndAcknowledge(retried, notice, config.notifyTimeoutMs, acknowledger);
-
-  // The acknowledgment's outcome is kept as it was unless it was sent again.
-  const acknowledgment = result.attempted.acknowledgment ?? brief.delivery?.acknowledgment;
-  const delivery: Delivery = acknowledgment ? { acknowledgment } : {};
-  for (const name of CHANNEL_NAMES) {
-    const outcome: DeliveryOutcome | undefined = result.attempted[name] ?? brief.delivery?.[name];
-    if (outcome) delivery[name] = outcome;
+  const busy = attempts.filter((attempt) => !attempt.made).map((attempt) => attempt.target);
+  for (const attempt of attempts) {
+    if (attempt.made) (result.attempted as Record<Target, ChannelDelivery>)[attempt.target] = attempt.record;
   }
-  try {
-    await writeDelivery(store, brief.folder, delivery);
-    result.delivery = delivery;
-  } catch (error) {
-    result.error = `sent, but delivery.json could not be written: ${describeFailure(error)}`;
+  if (busy.length > 0) {
+    result.error = `an attempt at ${busy.join(" and ")} is under way elsewhere; look again in a minute`;
   }
+  result.delivery = { ...(brief.delivery ?? {}), ...result.attempted };
   return result;
 }

@@ -149,6 +149,8 @@ describe("inbox tool: a brief sent through the real contact route", () => {
     env = {
       INBOX_DIR: await tempDir("ops-app-inbox-"),
       WEBHOOK_URL: `${receiver.url}/intake`,
+      // The failure is repaired by hand here (redeliver); the schedule's own retries are tested apart.
+      DELIVERY_RETRY_SCHEDULE: "off",
       WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
       NOTIFY_TIMEOUT_MS: "2000",
     };

@@ -84,10 +84,7 @@ describe("both channels configured", () => {
     });
 
     const delivery = await readDeliveryJson(inbox, body.reference);
-    expect(delivery).toEqual({
-      webhook: { ok: true, at: expect.any(String) },
-      email: { ok: true, at: expect.any(String) },
-    });
+    expect(delivery).toEqual({ webhook: delivered(), email: delivered() });
     for (const outcome of Object.values(delivery ?? {})) {
       const at = Date.parse(outcome.at);
       expect(at).toBeGreaterThanOrEqual(startedAt - 1000);
@@ -228,9 +225,10 @@ describe("both channels configured", () => {
     expect(status).toBe(200);
     expect(body.forwarded).toEqual(["email"]);
     expect(receiver.forReference(body.reference)).toHaveLength(1);
+    // 500 is worth retrying: the webhook is due again in about 5 s (the default schedule's first step).
     expect(await readDeliveryJson(inbox, body.reference)).toEqual({
-      webhook: { ok: false, at: expect.any(String), error: "answered HTTP 500" },
-      email: { ok: true, at: expect.any(String) },
+      webhook: retrying("answered HTTP 500", 500),
+      email: delivered(),
     });
   });
 
@@ -243,8 +241,8 @@ describe("both channels configured", () => {
     expect(elapsedMs).toBeGreaterThanOrEqual(NOTIFY_TIMEOUT_MS - 50);
     expect(body.forwarded).toEqual(["email"]);
     expect(await readDeliveryJson(inbox, body.reference)).toEqual({
-      webhook: { ok: false, at: expect.any(String), error: `no answer within ${NOTIFY_TIMEOUT_MS} ms` },
-      email: { ok: true, at: expect.any(String) },
+      webhook: retrying(`no answer within ${NOTIFY_TIMEOUT_MS} ms`),
+      email: delivered(),
     });
     const [request] = receiver.forReference(body.reference);
     await expect.poll(() => request?.abandonedAt, { timeout: 1000 }).not.toBeNull();
@@ -267,11 +265,8 @@ describe("both channels configured", () => {
     expect(status).toBe(200);
     expect(body.forwarded).toEqual(["webhook"]);
     const delivery = await readDeliveryJson(inbox, body.reference);
-    expect(delivery?.email).toEqual({
-      ok: false,
-      at: expect.any(String),
-      error: expect.stringContaining("554"),
-    });
+    // A 5xx reply is final: failed at once, not retried.
+    expect(delivery?.email).toEqual(failed(expect.stringContaining("554"), 554));
     expect(delivery?.webhook?.ok).toBe(true);
   });
 
@@ -281,11 +276,9 @@ describe("both channels configured", () => {
     expect(status).toBe(200);
     expect(elapsedMs).toBeLessThan(NOTIFY_TIMEOUT_MS + 1000);
     expect(body.forwarded).toEqual(["webhook"]);
-    expect((await readDeliveryJson(inbox, body.reference))?.email).toEqual({
-      ok: false,
-      at: expect.any(String),
-      error: `no answer within ${NOTIFY_TIMEOUT_MS} ms`,
-    });
+    expect((await readDeliveryJson(inbox, body.reference))?.email).toEqual(
+      retrying(`no answer within ${NOTIFY_TIMEOUT_MS} ms`),
+    );
   });
 
   it("lists both channels in /api/health, never their secrets", async () => {
@@ -319,9 +312,7 @@ describe("only the webhook configured, without a secret", () => {
     const [request] = receiver.forReference(body.reference);
     expect(request?.headers["webhook-signature"]).toBeUndefined();
     expect(JSON.parse(request?.body ?? "{}")).toMatchObject({ type: "brief.received", attachment: null });
-    expect(await readDeliveryJson(inbox, body.reference)).toEqual({
-      webhook: { ok: true, at: expect.any(String) },
-    });
+    expect(await readDeliveryJson(inbox, body.reference)).toEqual({ webhook: delivered() });
   });
 
   it("still answers 200 with forwarded when delivery.json cannot be written, and logs it", async () => {
@@ -370,8 +361,8 @@ describe("webhook up, SMTP server refusing connections", () => {
     expect(elapsedMs).toBeLessThan(NOTIFY_TIMEOUT_MS + 1000);
     expect(body.forwarded).toEqual(["webhook"]);
     expect(await readDeliveryJson(inbox, body.reference)).toEqual({
-      webhook: { ok: true, at: expect.any(String) },
-      email: { ok: false, at: expect.any(String), error: expect.stringContaining("ECONNREFUSED") },
+      webhook: delivered(),
+      email: retrying(expect.stringContaining("ECONNREFUSED")),
     });
   });
 });
@@ -405,9 +396,7 @@ describe("only email configured", () => {
     expect(mail?.parsed.from).toEqual({ name: "Studio, Intake", address: "intake@studio.example" });
     expect(mail?.parsed.attachments).toEqual([]);
     expect(mail?.parsed.text).toContain("Attachment:    none");
-    expect(await readDeliveryJson(inbox, body.reference)).toEqual({
-      email: { ok: true, at: expect.any(String) },
-    });
+    expect(await readDeliveryJson(inbox, body.reference)).toEqual({ email: delivered() });
     expect(await listInbox(inbox)).toContain(`${await findBriefFolder(inbox, body.reference)}/delivery.json`);
   });
 
@@ -415,3 +404,36 @@ describe("only email configured", () => {
     expect(await (await fetch(`${app.url}/api/health`)).json()).toMatchObject({ channels: ["email"] });
   });
 });
+
+/** A channel's record in delivery.json after its first attempt was delivered. */
+function delivered() {
+  return {
+    state: "delivered",
+    ok: true,
+    at: expect.any(String),
+    attempts: 1,
+    log: [{ at: expect.any(String), ok: true, ms: expect.any(Number) }],
+  };
+}
+
+/** After a first attempt that failed with something worth retrying: due again. */
+function retrying(error: unknown, status?: number) {
+  return {
+    state: "retrying",
+    ok: false,
+    at: expect.any(String),
+    attempts: 1,
+    nextAttemptAt: expect.any(String),
+    error,
+    log: [
+      { at: expect.any(String), ok: false, ms: expect.any(Number), error, ...(status ? { status } : {}) },
+    ],
+  };
+}
+
+/** After a first attempt whose failure is final. */
+function failed(error: unknown, status?: number) {
+  const record: Record<string, unknown> = { ...retrying(error, status), state: "failed" };
+  delete record.nextAttemptAt;
+  return record;
+}

@@ -7,7 +7,7 @@ import {
   type Folder,
   saveBrief,
 } from "@/lib/briefs";
-import type { Delivery } from "@/lib/briefs";
+import type { DeliveryInput as Delivery } from "@/lib/briefs";
 import { newReference } from "@/lib/reference";
 
 /**

@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ObjectStore } from "@/lib/store";
 import { confirmSubscriber, subscribe, subscriberId, unsubscribeSubscriber } from "@/lib/newsletter";
-import type { Delivery } from "@/lib/briefs";
+import { type Delivery, type DeliveryInput, parseDeliveryRecord } from "@/lib/briefs";
 import { parseCsvObjects } from "./csv";
 import { makePdf, makePng } from "./files";
 import { attachmentFor, readJson, runInbox, storeBrief, type ToolRun } from "./ops";
@@ -170,7 +170,17 @@ export function describeInboxTool(backend: InboxBackend): void {
           {
             ...newer.record,
             folder: newer.folder,
-            delivery: { webhook: { ok: false, at: "2025-06-03T10:00:05.000Z", error: "answered HTTP 500" } },
+            // A record from before retries, as it reads now: failed, one attempt, that attempt its log.
+            delivery: {
+              webhook: {
+                state: "failed",
+                ok: false,
+                at: "2025-06-03T10:00:05.000Z",
+                attempts: 1,
+                error: "answered HTTP 500",
+                log: [{ at: "2025-06-03T10:00:05.000Z", ok: false, ms: 0, error: "answered HTTP 500" }],
+              },
+            },
             state: NEW,
           },
           { ...older.record, folder: older.folder, delivery: null, state: NEW },
@@ -768,7 +778,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         await smtp?.stop();
       });
 
-      const failedWebhook: Delivery = {
+      const failedWebhook: DeliveryInput = {
         webhook: { ok: false, at: earlier, error: "fetch failed: connect ECONNREFUSED 127.0.0.1:9" },
         email: { ok: true, at: earlier },
       };
@@ -813,10 +823,13 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(payload.attachment.sha256).toBe(failed.record.attachment?.sha256);
 
         const delivery = await readJson<Delivery>(store, `${failed.folder}/delivery.json`);
-        expect(delivery).toEqual({
-          webhook: { ok: true, at: expect.any(String) },
-          email: failedWebhook.email,
-        });
+        // The webhook's log now has both attempts; the email's record, untouched, reads as before.
+        expect(delivery?.webhook).toMatchObject({ state: "delivered", ok: true, attempts: 2 });
+        expect(delivery?.webhook?.log).toEqual([
+          { at: earlier, ok: false, ms: 0, error: failedWebhook.webhook?.error },
+          { at: expect.any(String), ok: true, ms: expect.any(Number) },
+        ]);
+        expect(delivery?.email).toEqual(parseDeliveryRecord(failedWebhook).email);
         expect(Date.parse(delivery?.webhook?.at ?? "")).toBeGreaterThanOrEqual(startedAt - 1000);
         expect(await readJson(store, `${fine.folder}/delivery.json`)).toEqual({
           webhook: { ok: true, at: earlier },
@@ -847,9 +860,22 @@ export function describeInboxTool(backend: InboxBackend): void {
         );
         expect(result.stdout).toContain("0 delivered or left alone, 1 still failing.");
         const delivery = await readJson<Delivery>(store, `${brief.folder}/delivery.json`);
-        expect(delivery?.webhook).toEqual({ ok: false, at: expect.any(String), error: "answered HTTP 500" });
+        // It had given up before: one more try, not a new schedule.
+        expect(delivery?.webhook).toMatchObject({
+          state: "failed",
+          ok: false,
+          attempts: 2,
+          error: "answered HTTP 500",
+        });
+        expect(delivery?.webhook?.log.at(-1)).toEqual({
+          at: expect.any(String),
+          ok: false,
+          ms: expect.any(Number),
+          status: 500,
+          error: "answered HTTP 500",
+        });
         expect(delivery?.webhook?.at).not.toBe(earlier);
-        expect(delivery?.email).toEqual(failedWebhook.email);
+        expect(delivery?.email).toEqual(parseDeliveryRecord(failedWebhook).email);
       });
 
       it("a failed email is sent again with the file attached, for a reference typed any way", async () => {
@@ -891,9 +917,9 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(receiver.forReference(lost.record.reference)).toHaveLength(1);
         expect(smtp.forReference(lost.record.reference)).toHaveLength(1);
         expect(receiver.forReference(fresh.record.reference)).toHaveLength(0);
-        expect(await readJson(store, `${lost.folder}/delivery.json`)).toEqual({
-          webhook: { ok: true, at: expect.any(String) },
-          email: { ok: true, at: expect.any(String) },
+        expect(await readJson(store, `${lost.folder}/delivery.json`)).toMatchObject({
+          webhook: { state: "delivered", ok: true, attempts: 1 },
+          email: { state: "delivered", ok: true, attempts: 1 },
         });
         expect(await readJson(store, `${fresh.folder}/delivery.json`)).toBeNull();
       });
@@ -938,7 +964,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         );
       });
 
-      it("a damaged attachment is not mailed: the brief is reported and its record left alone", async () => {
+      it("a damaged attachment is not mailed: the brief is reported and the attempt recorded as failed", async () => {
         const brief = await storeBrief(store, {
           receivedAt: "2025-11-08T10:00:00.000Z",
           attachment: attachmentFor(makePdf("Good"), "plan.pdf", "application/pdf", "pdf"),
@@ -950,11 +976,14 @@ export function describeInboxTool(backend: InboxBackend): void {
         await store.put(`${brief.folder}/attachment.pdf`, makePdf("Bad"), "application/pdf");
         const result = await run(["redeliver", "--failed"], channels);
         expect(result.code).toBe(1);
-        expect(result.stdout).toContain(`${brief.record.reference}  ✗ not sent: The attachment of brief`);
-        expect(smtp.received).toHaveLength(0);
-        expect((await readJson<Delivery>(store, `${brief.folder}/delivery.json`))?.email?.error).toBe(
-          "timeout",
+        expect(result.stdout).toContain(
+          `${brief.record.reference}  email ✗ failed again: not sent: the attachment of brief ${brief.record.reference} does not match brief.json`,
         );
+        expect(smtp.received).toHaveLength(0);
+        // Recorded, for good: no later attempt would find the file any better.
+        const email = (await readJson<Delivery>(store, `${brief.folder}/delivery.json`))?.email;
+        expect(email).toMatchObject({ state: "failed", attempts: 2 });
+        expect(email?.error).toContain("the stored file has been changed or damaged");
       });
 
       it("never redelivers a honeypot catch, even by its reference", async () => {

@@ -101,7 +101,10 @@ describe("Acknowledger", () => {
       expect(outcome).toEqual({
         ok: false,
         at: expect.any(String),
+        ms: expect.any(Number),
         error: "not sent: the 10-minute window could not be checked (Redis unavailable)",
+        // Retried on the delivery schedule: Redis may answer by then.
+        failure: { retryable: true },
       });
       // The cooldown warns, throttled, for every email it held back: one line per brief would flood.
       expect(warn).not.toHaveBeenCalled();

@@ -217,3 +217,21 @@ describe("LinkSigner", () => {
     expect(refusal(signed(stringExpiry, purposeKey("confirm")))).toBe("malformed");
   });
 });
+
+describe("LinkSigner: a key per purpose, and the old form's payload", () => {
+  it.each<LinkPurpose>(["confirm", "unsubscribe", "ops-sign-in"])(
+    "signs %s with that purpose's own key",
+    (purpose) => {
+      const [payload = "", mac] = signer.sign({ act: purpose, sub: SUBJECT }).split(".");
+      const json = Buffer.from(payload, "base64url");
+      expect(mac).toBe(createHmac("sha256", purposeKey(purpose)).update(json).digest("base64url"));
+    },
+  );
+
+  it.each(['"newsletter.unsubscribe"', "5", "[]", "null", "{not json"])(
+    "refuses an old-form payload that is no object (%s) as malformed",
+    (json) => {
+      expect(refusal(signed(json, SECRET), "unsubscribe")).toBe("malformed");
+    },
+  );
+});

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AttachmentRecord, BriefRecord } from "@/lib/briefs";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { describeFailure, fanOut, forwardedChannels } from "@/lib/notify/fan-out";
-import { recordDelivery } from "@/lib/briefs";
+import { recordInBackground, writeDelivery } from "@/lib/briefs";
 import { escapeHtml, html } from "@/lib/notify/html";
 import { attachmentFileName, emailSubject, emailText } from "@/lib/notify/message";
 import { briefReceivedEvent } from "@/lib/notify/payload";
@@ -236,9 +236,10 @@ describe("fanOut", () => {
     );
     expect(Date.now() - started).toBeLessThan(290);
     expect(delivery).toEqual({
-      webhook: { ok: true, at: expect.any(String) },
-      email: { ok: true, at: expect.any(String) },
+      webhook: { ok: true, at: expect.any(String), ms: expect.any(Number) },
+      email: { ok: true, at: expect.any(String), ms: expect.any(Number) },
     });
+    expect(delivery.webhook?.ms).toBeGreaterThanOrEqual(140);
     expect(Date.parse(delivery.webhook?.at ?? "")).toBeGreaterThanOrEqual(started);
   });
 
@@ -253,8 +254,15 @@ describe("fanOut", () => {
       1000,
     );
     expect(delivery).toEqual({
-      webhook: { ok: false, at: expect.any(String), error: "answered HTTP 500" },
-      email: { ok: true, at: expect.any(String) },
+      webhook: {
+        ok: false,
+        at: expect.any(String),
+        ms: expect.any(Number),
+        error: "answered HTTP 500",
+        // A plain error (no status) may pass: worth another attempt.
+        failure: { retryable: true },
+      },
+      email: { ok: true, at: expect.any(String), ms: expect.any(Number) },
     });
     expect(forwardedChannels(delivery)).toEqual(["email"]);
   });
@@ -269,7 +277,13 @@ describe("fanOut", () => {
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(195);
       expect(elapsed).toBeLessThan(400);
-      expect(delivery.email).toEqual({ ok: false, at: expect.any(String), error: "no answer within 200 ms" });
+      expect(delivery.email).toEqual({
+        ok: false,
+        at: expect.any(String),
+        ms: expect.any(Number),
+        error: "no answer within 200 ms",
+        failure: { retryable: true },
+      });
       expect(delivery.webhook?.ok).toBe(true);
       expect(slow.aborted()).toBe(true);
     },
@@ -281,8 +295,8 @@ describe("fanOut", () => {
 });
 
 describe("forwardedChannels", () => {
-  const ok = { ok: true, at: "2026-11-22T10:00:00.000Z" };
-  const failed = { ok: false, at: "2026-11-22T10:00:00.000Z", error: "x" };
+  const ok = { ok: true, at: "2026-11-22T10:00:00.000Z", ms: 3 };
+  const failed = { ok: false, at: "2026-11-22T10:00:00.000Z", ms: 3, error: "x" };
   it.each([
     [{}, []],
     [{ email: ok, webhook: ok }, ["webhook", "email"]],
@@ -306,7 +320,7 @@ describe("describeFailure", () => {
   });
 });
 
-describe("recordDelivery", () => {
+describe("recordInBackground", () => {
   let dir: string;
   const folder = "briefs/2026/11/22/K7QM-3XD9-PTWA-84HC";
   const delivery = { webhook: { ok: true, at: "2026-11-22T10:00:01.000Z" } };
@@ -320,7 +334,8 @@ describe("recordDelivery", () => {
   });
 
   it("writes delivery.json beside the brief", async () => {
-    await recordDelivery(new FilesystemStore(dir), folder, delivery);
+    const store = new FilesystemStore(dir);
+    await recordInBackground(folder, (options) => writeDelivery(store, folder, delivery, options));
     expect(JSON.parse(await readFile(join(dir, folder, "delivery.json"), "utf8"))).toEqual(delivery);
   });
 
@@ -328,7 +343,9 @@ describe("recordDelivery", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => {});
     const store = new FilesystemStore(dir);
     vi.spyOn(store, "put").mockRejectedValue(new Error("disk full"));
-    await expect(recordDelivery(store, folder, delivery)).resolves.toBeUndefined();
+    await expect(
+      recordInBackground(folder, (options) => writeDelivery(store, folder, delivery, options)),
+    ).resolves.toBeUndefined();
     expect(error).toHaveBeenCalledWith(
       `[notify] could not record the delivery of ${folder}`,
       expect.any(Error),
@@ -339,7 +356,7 @@ describe("recordDelivery", () => {
     const hanging = new FilesystemStore(dir);
     vi.spyOn(hanging, "put").mockReturnValue(new Promise<void>(() => {}));
     const started = Date.now();
-    await recordDelivery(hanging, folder, delivery);
+    await recordInBackground(folder, (options) => writeDelivery(hanging, folder, delivery, options));
     expect(Date.now() - started).toBeLessThan(1000);
   });
 });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import type { ObjectInfo, ObjectStore } from "@/lib/store/types";
-import type { Delivery } from "@/lib/briefs";
+import type { ChannelDelivery, Delivery } from "@/lib/briefs";
 import { UsageError } from "@/lib/ops-cli/errors";
 import { type Invocation, parseInvocation } from "@/lib/ops-cli/invocation";
 import { clip, printable, wrap } from "@/lib/ops-cli/text";
@@ -108,8 +108,21 @@ const base: StoredBrief = {
   delivery: null,
 };
 
-const ok = { ok: true, at: "2026-11-22T10:00:01.000Z" };
-const failed = { ok: false, at: "2026-11-22T10:00:05.000Z", error: "answered HTTP 500" };
+const ok: ChannelDelivery = {
+  state: "delivered",
+  ok: true,
+  at: "2026-11-22T10:00:01.000Z",
+  attempts: 1,
+  log: [],
+};
+const failed: ChannelDelivery = {
+  state: "failed",
+  ok: false,
+  at: "2026-11-22T10:00:05.000Z",
+  attempts: 1,
+  error: "answered HTTP 500",
+  log: [],
+};
 
 describe("deliveryStatus", () => {
   it.each<[StoredBrief["kind"], Delivery | null, string]>([
@@ -187,8 +200,21 @@ describe("planRedelivery", () => {
 });
 
 describe("the acknowledgment in redeliver", () => {
-  const ok = { ok: true, at: "2026-11-22T10:00:00.000Z" };
-  const failed = { ok: false, at: "2026-11-22T10:00:00.000Z", error: "x" };
+  const ok: ChannelDelivery = {
+    state: "delivered",
+    ok: true,
+    at: "2026-11-22T10:00:00.000Z",
+    attempts: 1,
+    log: [],
+  };
+  const failed: ChannelDelivery = {
+    state: "failed",
+    ok: false,
+    at: "2026-11-22T10:00:00.000Z",
+    attempts: 1,
+    error: "x",
+    log: [],
+  };
   const suppressed = { ...failed, suppressed: true as const };
 
   it.each<[string, Delivery | null, boolean]>([

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CONTACT_FORM_LIMITS, receiveBrief, validateSubmission } from "@/lib/contact";
 import { readMultipart } from "@/lib/http/body";
-import { parseConfig } from "@/lib/config";
 import { ApiError } from "@/lib/http/errors";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { type ObjectStore, StoreUnavailableError } from "@/lib/store/types";
 import { briefForm, validBrief } from "../support/contact";
+import { deliveriesFor } from "../support/deliveries";
 import { makePdf } from "../support/files";
 
 /**
@@ -76,7 +76,6 @@ async function submissionWithPdf() {
 
 const client = { ipHash: null, userAgent: "unit-test", origin: null };
 /** No channel configured: what happens after the commit point is not under test here. */
-const config = parseConfig({});
 
 describe("receiveBrief when the store fails between the attachment and brief.json", () => {
   it("answers 503 storage_unavailable and leaves neither brief.json nor the attachment", async () => {
@@ -86,7 +85,7 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const { store, calls } = failingOnPut(new FilesystemStore(root), 3);
 
     const error = await receiveBrief(
-      { store, channels: [], config, acknowledger: null },
+      { store, channels: [], acknowledger: null, deliveries: deliveriesFor(store).deliveries },
       await submissionWithPdf(),
       client,
       "off",
@@ -118,7 +117,7 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const root = join(dir, "inbox");
     const { store, calls } = failingOnPut(new FilesystemStore(root), 0);
     const { reference } = await receiveBrief(
-      { store, channels: [], config, acknowledger: null },
+      { store, channels: [], acknowledger: null, deliveries: deliveriesFor(store).deliveries },
       await submissionWithPdf(),
       client,
       "off",

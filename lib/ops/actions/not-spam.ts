@@ -1,12 +1,11 @@
 import { briefFolder } from "../../briefs";
 import { ApiError } from "../../http/errors";
-import { fanOut } from "../../notify";
-import { type Delivery, writeDelivery } from "../../briefs";
+import { type Delivery } from "../../briefs";
+import { storedAttachment } from "../../notify";
 import { recordAudit } from "../audit";
 import type { Acting, NotifyingInbox } from "../deps";
 import { removeFolder } from "../erase";
 import type { StoredBrief } from "../records";
-import { noticeFor } from "../redeliver";
 import { NEW_STATE } from "../state";
 
 export interface NotSpamResult {
@@ -28,7 +27,7 @@ export async function markNotSpam(
   spam: StoredBrief,
   { actor, now = new Date() }: Acting,
 ): Promise<NotSpamResult> {
-  const { store, channels, config } = inbox;
+  const { store, deliveries } = inbox;
   const { record } = spam;
   if (spam.kind !== "spam") throw new ApiError("not_found", "This brief is not in spam.");
   const folder = briefFolder("briefs", record.reference, new Date(record.receivedAt));
@@ -40,9 +39,11 @@ export async function markNotSpam(
   await removeFolder(store, spam.folder);
   const brief: StoredBrief = { kind: "briefs", folder, record, delivery: null, state: NEW_STATE };
 
-  const names = channels.map((channel) => channel.name);
-  const delivery = await fanOut(channels, await noticeFor(store, brief, names), config.notifyTimeoutMs);
-  await writeDelivery(store, folder, delivery);
+  const attachment = record.attachment && storedAttachment(store, folder, record.attachment);
+  const { delivery } = await deliveries.deliverNew(
+    { record, attachment, folder },
+    { acknowledge: false, waitForRecord: true },
+  );
   await recordAudit(store, { actor, action: "not-spam", target: record.reference }, now);
   return { brief: { ...brief, delivery }, delivery };
 }

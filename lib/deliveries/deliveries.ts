@@ -1,0 +1,356 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { finishInBackground } from "../background";
+import {
+  type BriefRecord,
+  briefRecordSchema,
+  type Delivery,
+  parseDeliveryRecord,
+  recordInBackground,
+  updateDelivery,
+  writeDelivery,
+} from "../briefs";
+import type { AcknowledgmentDelivery, ChannelDelivery } from "../briefs";
+import {
+  attemptChannel,
+  type BriefNotice,
+  classifyFailure,
+  type Channel,
+  type ChannelName,
+  describeFailure,
+  fanOut,
+  forwardedChannels,
+  type NoticeAttachment,
+} from "../notify";
+import type { ObjectStore, StoreCallOptions } from "../store";
+import type { GiveUpAlerts } from "./alerts";
+import { checkedAttachment } from "./attachment";
+import { recordAttempt, type Outcome } from "./log";
+import { claimDue, claimNow, duePath, failedPath, listDue, markFailed, writeDue } from "./records";
+import { ACKNOWLEDGMENT_RETRY_WINDOW_MS, nextAttemptAt } from "./schedule";
+import type { AttemptOutcomes, BriefAcknowledger, DueRecord, RunCounts, Target } from "./types";
+
+/** Publishes a scheduled retry to a queue that calls back when it is due (QStash). */
+export interface RetryPublisher {
+  publish(due: DueRecord): Promise<void>;
+}
+
+export interface DeliveriesDeps {
+  store: ObjectStore;
+  /** The configured channels, in `forwarded`'s order. */
+  channels: readonly Channel[];
+  acknowledger: BriefAcknowledger | null;
+  notifyTimeoutMs: number;
+  /** The waits before each retry (`DELIVERY_RETRY_SCHEDULE`); `[]`: none. */
+  retrySchedule: readonly number[];
+  alerts: GiveUpAlerts;
+  /** QStash; `null`: this server makes the retries (the first in `after()`, the rest by the scheduler or cron). */
+  publisher: RetryPublisher | null;
+  /** The jitter's dice (tests fix it). */
+  random?: () => number;
+}
+
+/** The first retry waits in the request's `after()` only this long at most; a later one is the scheduler's or cron's. */
+const IN_REQUEST_RETRY_MAX_MS = 60_000;
+
+/** Attempts a round of due records makes at once. */
+const RUN_CONCURRENCY = 4;
+
+/** What one attempt at a due record came to. */
+export type AttemptResult =
+  | { made: true; target: Target; record: ChannelDelivery }
+  | { made: false; target: Target; why: "missing" | "not-due" | "leased" | "gone" | "done" };
+
+/**
+ * Part 4's deliveries: every channel attempt made, logged in `delivery.json`, and retried on the
+ * schedule until it is delivered or gives up, whoever makes the attempts (the request, a long-lived
+ * server's scheduler, the cron route, QStash's callback, ops' "Retry now"). The store is the one
+ * truth: an attempt is made only once a due record says so and has been claimed.
+ */
+export class Deliveries {
+  private readonly random: () => number;
+
+  constructor(private readonly deps: DeliveriesDeps) {
+    this.random = deps.random ?? Math.random;
+  }
+
+  /**
+   * A stored brief's first attempts: every channel at once and, when `acknowledge`, the
+   * acknowledgment beside them, under `NOTIFY_TIMEOUT_MS`. Then its delivery log, the due records
+   * of what is to be retried and the failed records of what gave up, written without holding the
+   * answer long (`recordInBackground`); the first retry is published, or waited for in `after()`.
+   * Never rejects: `forwarded` names the channels delivered now.
+   */
+  async deliverNew(
+    notice: BriefNotice,
+    { acknowledge, waitForRecord = false }: { acknowledge: boolean; waitForRecord?: boolean },
+  ): Promise<{ delivery: Delivery; forwarded: ChannelName[] }> {
+    const { channels, notifyTimeoutMs, acknowledger } = this.deps;
+    const [outcomes, acknowledgment] = await Promise.all([
+      fanOut(channels, notice, notifyTimeoutMs),
+      acknowledge && acknowledger ? acknowledger.acknowledge(notice.record) : undefined,
+    ]);
+    const attempted: AttemptOutcomes = acknowledgment ? { ...outcomes, acknowledgment } : outcomes;
+    const now = new Date();
+    const delivery: Delivery = {};
+    for (const [target, outcome] of Object.entries(attempted) as [Target, Outcome][]) {
+      const next = this.nextAttempt(target, notice.record, undefined, outcome, now);
+      (delivery as Record<Target, AcknowledgmentDelivery>)[target] = recordAttempt(undefined, outcome, next);
+    }
+    const due: DueRecord[] = (Object.entries(delivery) as [Target, AcknowledgmentDelivery][]).flatMap(
+      ([channel, record]) =>
+        record.nextAttemptAt
+          ? [
+              {
+                reference: notice.record.reference,
+                folder: notice.folder,
+                channel,
+                dueAt: record.nextAttemptAt,
+              },
+            ]
+          : [],
+    );
+    const write = async (options: StoreCallOptions) => {
+      // The due records first: should the process stop in between, the attempt they name finds
+      // no log and makes one; a log saying `retrying` with no due record would never be retried.
+      await Promise.all(due.map((record) => writeDue(this.deps.store, record, options)));
+      await writeDelivery(this.deps.store, notice.folder, delivery, options);
+    };
+    const then = () => this.afterFirst(notice, delivery, due);
+    if (waitForRecord) {
+      // Ops' "Not spam": the answer says what was recorded, so it waits for the record.
+      await write({});
+      finishInBackground(then(), `following up the delivery of ${notice.folder}`);
+    } else {
+      await recordInBackground(notice.folder, write, then);
+    }
+    return { delivery, forwarded: forwardedChannels(outcomes) };
+  }
+
+  /** After the first attempts are recorded: ops told of what gave up, and who makes the first retry. */
+  private async afterFirst(
+    notice: BriefNotice,
+    delivery: Delivery,
+    due: readonly DueRecord[],
+  ): Promise<void> {
+    const entries = Object.entries(delivery) as [Target, AcknowledgmentDelivery][];
+    await Promise.all([
+      ...entries
+        .filter(([, record]) => record.state === "failed" && !record.suppressed)
+        .map(([channel, record]) => this.gaveUp(notice.folder, notice.record.reference, channel, record)),
+      ...due.map((record) => this.scheduled(record, true)),
+    ]);
+  }
+
+  /**
+   * Makes the attempt `reference`'s `target` due record names, if it is due and this call claims
+   * it (QStash's callback, the first retry in `after()`). `force`: now, due or not (ops).
+   */
+  async attemptIfDue(
+    reference: string,
+    target: Target,
+    { now = new Date(), force = false, ...options }: StoreCallOptions & { now?: Date; force?: boolean } = {},
+  ): Promise<AttemptResult> {
+    const claim = await claimDue(this.deps.store, reference, target, now, { ...options, force });
+    if (!claim.claimed) return { made: false, target, why: claim.why };
+    return this.attempt(claim.record, { manual: force });
+  }
+
+  /**
+   * Every due attempt this call can claim, a few at a time, until `signal` aborts (what is left is
+   * the next round's). Counts what each attempt came to.
+   */
+  async runDue({ signal, now = new Date() }: { signal?: AbortSignal; now?: Date } = {}): Promise<RunCounts> {
+    const counts: RunCounts = { attempted: 0, delivered: 0, failed: 0, retrying: 0 };
+    const options = signal ? { signal } : {};
+    const ready = (await listDue(this.deps.store, options)).filter(
+      (record) =>
+        Date.parse(record.dueAt) <= now.getTime() &&
+        (record.leaseUntil === undefined || Date.parse(record.leaseUntil) <= now.getTime()),
+    );
+    let next = 0;
+    const worker = async () => {
+      while (next < ready.length && !signal?.aborted) {
+        const record = ready[next++]!;
+        try {
+          const result = await this.attemptIfDue(record.reference, record.channel, {
+            ...options,
+            now: new Date(),
+          });
+          if (!result.made) continue;
+          counts.attempted++;
+          counts[result.record.state === "delivered" ? "delivered" : result.record.state]++;
+        } catch (error) {
+          console.error(`[delivery] ${record.reference} ${record.channel}: attempt not made`, error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: RUN_CONCURRENCY }, worker));
+    return counts;
+  }
+
+  /**
+   * Ops' "Retry now": an attempt at each of `targets` at once, claimed like any other (a channel
+   * whose attempt is under way elsewhere answers `leased`). A failed channel that fails again stays
+   * failed; a retrying one goes on with its schedule.
+   */
+  async retryNow(
+    brief: { folder: string; record: BriefRecord },
+    targets: readonly Target[],
+    now = new Date(),
+  ): Promise<AttemptResult[]> {
+    const { store } = this.deps;
+    return Promise.all(
+      targets.map(async (target): Promise<AttemptResult> => {
+        const claim = await claimNow(
+          store,
+          { reference: brief.record.reference, folder: brief.folder, channel: target },
+          now,
+        );
+        if (!claim.claimed) return { made: false, target, why: claim.why };
+        return this.attempt(claim.record, { manual: true });
+      }),
+    );
+  }
+
+  /** One claimed attempt: made, logged, and what follows it recorded (the next due record, or the end). */
+  private async attempt(due: DueRecord, { manual }: { manual: boolean }): Promise<AttemptResult> {
+    const { store } = this.deps;
+    const { reference, folder, channel: target } = due;
+    const record = await this.readBrief(folder);
+    if (record === null) {
+      // Erased (or never committed): nothing more is sent.
+      await store.delete(duePath(reference, target));
+      return { made: false, target, why: "gone" };
+    }
+    const previous = (await this.readDelivery(folder))[target];
+    if (previous?.state === "delivered" || (previous?.state === "failed" && !manual)) {
+      await store.delete(duePath(reference, target));
+      return { made: false, target, why: "done" };
+    }
+    const outcome = await this.makeAttempt(target, record, folder);
+    const now = new Date();
+    let next = this.nextAttempt(target, record, previous, outcome, now);
+    // Ops retrying a channel that had given up: one more try, not a new schedule.
+    if (previous?.state === "failed") next = null;
+    const updated = recordAttempt(previous, outcome, next);
+    if ((await this.readBrief(folder)) === null) {
+      await store.delete(duePath(reference, target));
+      return { made: false, target, why: "gone" };
+    }
+    await updateDelivery(store, folder, (current) => ({ ...current, [target]: updated }));
+    if (updated.state === "retrying") {
+      const rescheduled = { reference, folder, channel: target, dueAt: updated.nextAttemptAt! };
+      await writeDue(store, rescheduled);
+      await this.scheduled(rescheduled, false);
+    } else {
+      await store.delete(duePath(reference, target));
+      if (updated.state === "delivered") await store.delete(failedPath(reference, target));
+      else if (!updated.suppressed) await this.gaveUp(folder, reference, target, updated);
+    }
+    return { made: true, target, record: updated };
+  }
+
+  private async makeAttempt(target: Target, record: BriefRecord, folder: string): Promise<Outcome> {
+    const { channels, acknowledger, notifyTimeoutMs, store } = this.deps;
+    const unavailable = (what: string): Outcome => ({
+      ok: false,
+      at: new Date().toISOString(),
+      ms: 0,
+      error: `${what} is not configured here`,
+      failure: { retryable: false },
+    });
+    if (target === "acknowledgment") {
+      return acknowledger
+        ? acknowledger.acknowledge(record)
+        : unavailable("the acknowledgment (CONTACT_ACKNOWLEDGE)");
+    }
+    const channel = channels.find((candidate) => candidate.name === target);
+    if (!channel) return unavailable(`the ${target} channel`);
+    // Only the email carries the file; the webhook names it by its checksum.
+    let attachment: NoticeAttachment | null = null;
+    if (record.attachment && target === "email") {
+      try {
+        attachment = await checkedAttachment(store, folder, record.reference, record.attachment);
+      } catch (error) {
+        return {
+          ok: false,
+          at: new Date().toISOString(),
+          ms: 0,
+          error: describeFailure(error),
+          failure: classifyFailure(error),
+        };
+      }
+    }
+    return attemptChannel(channel, { record, attachment, folder }, notifyTimeoutMs);
+  }
+
+  /** When `target` is tried next after this attempt, or `null`: delivered, suppressed, or given up. */
+  private nextAttempt(
+    target: Target,
+    record: BriefRecord,
+    previous: ChannelDelivery | undefined,
+    outcome: Outcome,
+    now: Date,
+  ): Date | null {
+    if (outcome.ok || ("suppressed" in outcome && outcome.suppressed)) return null;
+    const attempts = (previous?.attempts ?? 0) + 1;
+    const next = nextAttemptAt(this.deps.retrySchedule, attempts, outcome.failure, now, this.random);
+    if (next === null || target !== "acknowledgment") return next;
+    const tooLate = Date.parse(record.receivedAt) + ACKNOWLEDGMENT_RETRY_WINDOW_MS;
+    return next.getTime() < tooLate ? next : null;
+  }
+
+  /** Someone will make the retry: QStash, told now; else the first waits in `after()`, later ones for the scheduler or cron. */
+  private async scheduled(due: DueRecord, first: boolean): Promise<void> {
+    const { publisher } = this.deps;
+    try {
+      if (publisher) return await publisher.publish(due);
+    } catch (error) {
+      // The due record stays: the scheduler or the cron route makes the attempt instead.
+      console.error(
+        `[delivery] ${due.reference} ${due.channel}: retry not published (${describeFailure(error)})`,
+      );
+      return;
+    }
+    const wait = Date.parse(due.dueAt) - Date.now();
+    if (!first || wait > IN_REQUEST_RETRY_MAX_MS) return;
+    await sleep(Math.max(0, wait) + 50);
+    await this.attemptIfDue(due.reference, due.channel);
+  }
+
+  /** Gave up: the failed record, and (only when this call made it) the log line and the alert. */
+  private async gaveUp(
+    folder: string,
+    reference: string,
+    target: Target,
+    record: ChannelDelivery,
+  ): Promise<void> {
+    const error = record.error ?? "unknown error";
+    const first = await markFailed(this.deps.store, {
+      reference,
+      folder,
+      channel: target,
+      at: record.at,
+      error,
+    });
+    if (!first) return;
+    console.warn(`[delivery] ${reference} ${target} gave up: ${error}`);
+    await this.deps.alerts.gaveUp({ reference, channel: target, error, attempts: record.attempts });
+  }
+
+  private async readBrief(folder: string): Promise<BriefRecord | null> {
+    const bytes = await this.deps.store.get(`${folder}/brief.json`);
+    if (bytes === null) return null;
+    return briefRecordSchema.parse(JSON.parse(Buffer.from(bytes).toString("utf8"))) as BriefRecord;
+  }
+
+  private async readDelivery(folder: string): Promise<Delivery> {
+    const bytes = await this.deps.store.get(`${folder}/delivery.json`);
+    if (bytes === null) return {};
+    try {
+      return parseDeliveryRecord(JSON.parse(Buffer.from(bytes).toString("utf8")));
+    } catch {
+      return {};
+    }
+  }
+}

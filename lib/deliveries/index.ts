@@ -1,0 +1,20 @@
+export { ChannelAlerts, type GaveUp, type GiveUpAlerts } from "./alerts";
+export { type AttemptResult, Deliveries, type DeliveriesDeps, type RetryPublisher } from "./deliveries";
+export {
+  DUE_PREFIX,
+  FAILED_PREFIX,
+  forgetDeliveries,
+  LEASE_MS,
+  listDue,
+  listFailed,
+  pendingReferences,
+} from "./records";
+export { nextAttemptAt } from "./schedule";
+export type { AttemptOutcomes, BriefAcknowledger, DueRecord, FailedRecord, RunCounts, Target } from "./types";
+export {
+  QStashPublisher,
+  type QStashSettings,
+  retryDestination,
+  type RetryMessage,
+  RetryMessages,
+} from "./qstash";

@@ -1,0 +1,208 @@
+import { z } from "zod";
+import { CHANNEL_NAMES } from "../notify";
+import { createIfAbsent, type ObjectStore, type StoreCallOptions } from "../store";
+import type { DueRecord, FailedRecord, Target } from "./types";
+
+/**
+ * The store's index of what is pending: one small record per retrying channel under
+ * `deliveries/due/`, one per channel that gave up under `deliveries/failed/`. Finding what is due
+ * or failed lists these folders only, so it costs what is pending, never what is stored.
+ */
+
+export const DUE_PREFIX = "deliveries/due/";
+export const FAILED_PREFIX = "deliveries/failed/";
+
+/** How long a claimed attempt is its claimant's: past it, another may take it over. */
+export const LEASE_MS = 60_000;
+
+const TARGETS = [...CHANNEL_NAMES, "acknowledgment"] as const;
+
+const dueSchema = z.object({
+  reference: z.string(),
+  folder: z.string(),
+  channel: z.enum(TARGETS),
+  dueAt: z.iso.datetime(),
+  leaseUntil: z.iso.datetime().optional(),
+});
+
+const failedSchema = z.object({
+  reference: z.string(),
+  folder: z.string(),
+  channel: z.enum(TARGETS),
+  at: z.iso.datetime(),
+  error: z.string(),
+});
+
+export function duePath(reference: string, target: Target): string {
+  return `${DUE_PREFIX}${reference}.${target}.json`;
+}
+
+export function failedPath(reference: string, target: Target): string {
+  return `${FAILED_PREFIX}${reference}.${target}.json`;
+}
+
+const json = (value: unknown) => `${JSON.stringify(value)}\n`;
+
+function parse<T>(schema: z.ZodType<T>, bytes: Uint8Array): T | null {
+  try {
+    const result = schema.safeParse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+    return result.success ? result.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes (or moves) a channel's due record: the attempt it names is due at `dueAt`, unclaimed. */
+export async function writeDue(
+  store: ObjectStore,
+  record: DueRecord,
+  options?: StoreCallOptions,
+): Promise<void> {
+  const unclaimed: DueRecord = { ...record };
+  delete unclaimed.leaseUntil;
+  await store.put(duePath(record.reference, record.channel), json(unclaimed), "application/json", options);
+}
+
+/** What `claimDue` found. */
+export type Claim =
+  | { claimed: true; record: DueRecord }
+  | { claimed: false; why: "missing" | "not-due" | "leased"; record: DueRecord | null };
+
+/**
+ * Takes the attempt a due record names, with a conditional write of a 60-second lease: two
+ * instances (or a scheduler and a cron call) racing for it, one wins. Only a due record whose
+ * `dueAt` has come (`force`: ops' "Retry now", any time) and whose lease, if any, has run out.
+ * A lost race answers `leased`: whoever won makes the attempt.
+ */
+export async function claimDue(
+  store: ObjectStore,
+  reference: string,
+  target: Target,
+  now: Date,
+  { force = false, ...options }: StoreCallOptions & { force?: boolean } = {},
+): Promise<Claim> {
+  const path = duePath(reference, target);
+  const current = await store.getVersioned(path, options);
+  const record = current && parse(dueSchema, current.bytes);
+  if (!current || !record) return { claimed: false, why: "missing", record: null };
+  if (!force && Date.parse(record.dueAt) > now.getTime()) return { claimed: false, why: "not-due", record };
+  if (record.leaseUntil !== undefined && Date.parse(record.leaseUntil) > now.getTime()) {
+    return { claimed: false, why: "leased", record };
+  }
+  const leased: DueRecord = { ...record, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString() };
+  const won = await store.putIfVersion(path, json(leased), "application/json", current.version, options);
+  return won ? { claimed: true, record: leased } : { claimed: false, why: "leased", record };
+}
+
+/**
+ * Makes a due record for an attempt ops asked for now (a failed channel has none) and claims it,
+ * unless one exists: then that one is claimed, ahead of its time.
+ */
+export async function claimNow(
+  store: ObjectStore,
+  record: Omit<DueRecord, "dueAt" | "leaseUntil">,
+  now: Date,
+  options: StoreCallOptions = {},
+): Promise<Claim> {
+  const leased: DueRecord = {
+    ...record,
+    dueAt: now.toISOString(),
+    leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
+  };
+  const path = duePath(record.reference, record.channel);
+  const { created } = await createIfAbsent(store, path, json(leased), "application/json", options);
+  if (created) return { claimed: true, record: leased };
+  return claimDue(store, record.reference, record.channel, now, { ...options, force: true });
+}
+
+/** Every due record, read (an unreadable one is skipped with a warning), soonest first. */
+export async function listDue(store: ObjectStore, options: StoreCallOptions = {}): Promise<DueRecord[]> {
+  return listRecords(store, DUE_PREFIX, dueSchema, options).then((records) =>
+    records.sort((a, b) => a.dueAt.localeCompare(b.dueAt)),
+  );
+}
+
+/** Every failed record, read, newest first. */
+export async function listFailed(
+  store: ObjectStore,
+  options: StoreCallOptions = {},
+): Promise<FailedRecord[]> {
+  return listRecords(store, FAILED_PREFIX, failedSchema, options).then((records) =>
+    records.sort((a, b) => b.at.localeCompare(a.at)),
+  );
+}
+
+/** Records read at once: enough to hide a remote store's latency. */
+const READ_CONCURRENCY = 16;
+
+async function listRecords<T>(
+  store: ObjectStore,
+  prefix: string,
+  schema: z.ZodType<T>,
+  options: StoreCallOptions,
+): Promise<T[]> {
+  const paths: string[] = [];
+  for await (const info of store.list(prefix, options)) paths.push(info.path);
+  const records: T[] = [];
+  for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
+    const batch = paths.slice(start, start + READ_CONCURRENCY);
+    const read = await Promise.all(
+      batch.map(async (path) => {
+        const bytes = await store.get(path, options);
+        if (bytes === null) return null; // done meanwhile
+        const record = parse(schema, bytes);
+        if (record === null) console.warn(`[delivery] ${path} is not a delivery record; left alone`);
+        return record;
+      }),
+    );
+    for (const record of read) if (record !== null) records.push(record);
+  }
+  return records;
+}
+
+/** The references with a due record and with a failed one, from the names alone (no record read). */
+export async function pendingReferences(
+  store: ObjectStore,
+  options: StoreCallOptions = {},
+): Promise<{ retrying: Set<string>; failed: Set<string> }> {
+  const names = async (prefix: string) => {
+    const references = new Set<string>();
+    for await (const info of store.list(prefix, options)) {
+      const reference = info.path.slice(prefix.length).split(".")[0];
+      if (reference) references.add(reference);
+    }
+    return references;
+  };
+  const [retrying, failed] = await Promise.all([names(DUE_PREFIX), names(FAILED_PREFIX)]);
+  return { retrying, failed };
+}
+
+/** Records that a channel gave up; `false` when it had already (then nobody is told again). */
+export async function markFailed(
+  store: ObjectStore,
+  record: FailedRecord,
+  options: StoreCallOptions = {},
+): Promise<boolean> {
+  const { created } = await createIfAbsent(
+    store,
+    failedPath(record.reference, record.channel),
+    json(record),
+    "application/json",
+    options,
+  );
+  return created;
+}
+
+/** Removes a brief's due and failed records, every target's (erasing it, or it was delivered). */
+export async function forgetDeliveries(
+  store: ObjectStore,
+  reference: string,
+  options: StoreCallOptions = {},
+): Promise<void> {
+  await Promise.all(
+    TARGETS.flatMap((target) => [
+      store.delete(duePath(reference, target), options),
+      store.delete(failedPath(reference, target), options),
+    ]),
+  );
+}
