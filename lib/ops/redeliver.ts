@@ -41,6 +41,11 @@ export interface RedeliveryResult {
 export interface RedeliveryOptions {
   /** `--acknowledgment`: also retry an acknowledgment recorded as failed (never one suppressed). */
   acknowledgment?: boolean;
+  /**
+   * Send this channel alone, whatever its record says: a failed one tried now, a delivered one
+   * sent again (the inbox's "Send again", which asks first).
+   */
+  channel?: ChannelName;
 }
 
 /**
@@ -117,6 +122,12 @@ export function planRedelivery(
   };
 }
 
+/** The plan for `channel` alone: sent when configured here, else reported as unavailable. */
+function oneChannel(channel: ChannelName, configured: readonly ChannelName[]): Plan {
+  const here = configured.includes(channel);
+  return { retry: here ? [channel] : [], unavailable: here ? [] : [channel], waiting: null };
+}
+
 /**
  * What the channels are told about a stored brief: the file is read (and checked against
  * `brief.json`) only when the email, which carries it, is among `channels`; the webhook names it
@@ -159,7 +170,10 @@ export async function redeliverBrief(
   const { store, channels, config } = services;
   const { record } = brief;
   const configured = channels.map((channel) => channel.name);
-  const plan = planRedelivery(brief, configured, config.notifyTimeoutMs, now);
+  const plan =
+    options.channel === undefined
+      ? planRedelivery(brief, configured, config.notifyTimeoutMs, now)
+      : oneChannel(options.channel, configured);
   const acknowledge = options.acknowledgment === true && acknowledgmentFailed(brief.delivery);
   const acknowledger = acknowledge ? services.acknowledger : null;
   const result: RedeliveryResult = {
