@@ -29,7 +29,7 @@ export function Section({ title, children }: { title: string; children: ReactNod
     </section>
   );
 }
-const stepLink = `rounded px-1.5 py-0.5 font-medium text-accent hover:text-accent-strong ${focusRing}`;
+const stepLink = `rounded px-1 py-0.5 font-medium text-accent hover:text-accent-strong ${focusRing}`;
 
 export type Neighbour = { reference: string; name: string; href: string } | null;
 
@@ -44,7 +44,7 @@ export function BriefSteps({
   next: Neighbour;
 }) {
   return (
-    <nav aria-label="Brief by brief" className="flex flex-wrap items-center gap-x-3 gap-y-1 text-sm">
+    <nav aria-label="Brief by brief" className="flex flex-wrap items-center gap-x-2 gap-y-1 text-sm">
       <Link href={listHref} className={stepLink}>
         ← Back to the list
       </Link>
@@ -67,7 +67,7 @@ export function BriefSteps({
 }
 
 /** Where the page's answers for a spam catch and for a brief part: the actions at the top. */
-export function SpamSection({ api, why }: { api: string; why: string }) {
+export function SpamSection({ act, why }: { act: (action: string) => string; why: string }) {
   return (
     <Section title="Spam">
       <p className="text-sm font-medium text-amber-900">{why}.</p>
@@ -76,7 +76,7 @@ export function SpamSection({ api, why }: { api: string; why: string }) {
         are told, as for a brief just received.
       </p>
       <div className="mt-3">
-        <PostButton action={`${api}/not-spam`} tone="primary">
+        <PostButton action={act("not-spam")} tone="primary">
           Not spam
         </PostButton>
       </div>
@@ -84,14 +84,20 @@ export function SpamSection({ api, why }: { api: string; why: string }) {
   );
 }
 
-export function StatusSection({ api, status }: { api: string; status: StoredBrief["state"]["status"] }) {
+export function StatusSection({
+  act,
+  status,
+}: {
+  act: (action: string) => string;
+  status: StoredBrief["state"]["status"];
+}) {
   return (
     <Section title="Status">
       <div className="flex flex-wrap items-center gap-2">
         {BRIEF_STATUSES.map((each) => (
           <PostButton
             key={each}
-            action={`${api}/status`}
+            action={act("status")}
             name="status"
             value={each}
             pressed={status === each}
@@ -105,7 +111,13 @@ export function StatusSection({ api, status }: { api: string; status: StoredBrie
   );
 }
 
-export function NotesSection({ api, notes }: { api: string; notes: StoredBrief["state"]["notes"] }) {
+export function NotesSection({
+  act,
+  notes,
+}: {
+  act: (action: string) => string;
+  notes: StoredBrief["state"]["notes"];
+}) {
   return (
     <Section title="Notes">
       {notes.length === 0 ? (
@@ -122,7 +134,7 @@ export function NotesSection({ api, notes }: { api: string; notes: StoredBrief["
           ))}
         </ol>
       )}
-      <form action={`${api}/notes`} method="post" className="mt-3 flex flex-col gap-2">
+      <form action={act("notes")} method="post" className="mt-3 flex flex-col gap-2">
         <label htmlFor="note-text" className="text-sm font-medium text-ink">
           Add a note
         </label>

@@ -36,12 +36,12 @@ function ChannelOutcome({ name, outcome }: { name: ChannelName; outcome: Deliver
 function ChannelRow({
   name,
   outcome,
-  api,
+  act,
   againHref,
 }: {
   name: ChannelName;
   outcome: DeliveryOutcome;
-  api: string;
+  act: (action: string) => string;
   againHref: string;
 }) {
   return (
@@ -52,7 +52,7 @@ function ChannelRow({
           Send again<span className="sr-only"> to {name}</span>
         </Link>
       ) : (
-        <PostButton action={`${api}/redeliver`} fields={{ channel: name }} tone="primary">
+        <PostButton action={act("redeliver")} fields={{ channel: name }} tone="primary">
           Retry now<span className="sr-only"> ({name})</span>
         </PostButton>
       )}
@@ -82,12 +82,12 @@ function AcknowledgmentItem({ outcome }: { outcome: AcknowledgmentOutcome }) {
 function SendAgainConfirm({
   name,
   outcome,
-  api,
+  act,
   cancelHref,
 }: {
   name: ChannelName;
   outcome: DeliveryOutcome;
-  api: string;
+  act: (action: string) => string;
   cancelHref: string;
 }) {
   return (
@@ -105,7 +105,7 @@ function SendAgainConfirm({
         ): whoever reads {name} gets it a second time.
       </p>
       <div className="mt-2 flex flex-wrap items-center gap-2">
-        <PostButton action={`${api}/redeliver`} fields={{ channel: name }} tone="primary" autoFocus>
+        <PostButton action={act("redeliver")} fields={{ channel: name }} tone="primary" autoFocus>
           Yes, send to {name} again
         </PostButton>
         <Link href={cancelHref} className={actionLink}>
@@ -122,12 +122,12 @@ function SendAgainConfirm({
  */
 export function DeliveryDetails({
   delivery,
-  api,
+  act,
   again,
   pageHref,
 }: {
   delivery: Delivery | null;
-  api: string;
+  act: (action: string) => string;
   again: string | null;
   pageHref: (again: ChannelName | null) => string;
 }) {
@@ -138,7 +138,7 @@ export function DeliveryDetails({
           Pending: no outcome recorded (the notifications never finished, or are still running).
         </p>
         <div className="mt-3">
-          <PostButton action={`${api}/redeliver`}>Retry now</PostButton>
+          <PostButton action={act("redeliver")}>Retry now</PostButton>
         </div>
       </>
     );
@@ -152,7 +152,7 @@ export function DeliveryDetails({
         {channels.map((name) => {
           const outcome = delivery[name];
           return outcome ? (
-            <ChannelRow key={name} name={name} outcome={outcome} api={api} againHref={pageHref(name)} />
+            <ChannelRow key={name} name={name} outcome={outcome} act={act} againHref={pageHref(name)} />
           ) : null;
         })}
         {channels.length === 0 ? <li className="py-1.5 text-muted">No channel was configured.</li> : null}
@@ -162,7 +162,7 @@ export function DeliveryDetails({
         <SendAgainConfirm
           name={confirming}
           outcome={confirmingOutcome}
-          api={api}
+          act={act}
           cancelHref={pageHref(null)}
         />
       ) : null}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { countOf } from "@/lib/format";
+import { briefPageAfter } from "@/lib/ops-web/gate";
 import { spamReasonText, verificationLabel } from "@/lib/ops/labels";
 import type { StoredBrief } from "@/lib/ops/records";
 import { spamCatch } from "@/lib/ops/summary";
@@ -54,5 +55,24 @@ describe("spamCatch", () => {
     expect(spamCatch(withSpam(undefined))).toBeNull();
     expect(spamCatch(withSpam({ match: "no reason" }))).toBeNull();
     expect(spamCatch(withSpam("honeypot"))).toBeNull();
+  });
+});
+
+describe("briefPageAfter", () => {
+  const after = (url: string) => briefPageAfter("K7QM-3XD9-PTWA-84HC", new Request(url, { method: "POST" }));
+
+  it.each([
+    ["http://x/api/ops/briefs/K7QM-3XD9-PTWA-84HC/status", "/inbox/K7QM-3XD9-PTWA-84HC"],
+    [
+      "http://x/api/ops/briefs/K7QM-3XD9-PTWA-84HC/status?list=q%3Dnavy%26status%3Dnew%26page%3D2",
+      "/inbox/K7QM-3XD9-PTWA-84HC?status=new&q=navy&page=2",
+    ],
+    // Only the list's own filters, cleaned: nothing else rides along to the page.
+    [
+      "http://x/api/ops/briefs/K7QM-3XD9-PTWA-84HC/notes?list=status%3Dbogus%26from%3D2026-13-40%26next%3D%2F%2Fevil",
+      "/inbox/K7QM-3XD9-PTWA-84HC",
+    ],
+  ])("%s -> %s", (url, expected) => {
+    expect(after(url)).toBe(expected);
   });
 });

@@ -159,6 +159,9 @@ export default async function BriefPage({
   const done = typeof query.done === "string" ? DONE[query.done] : undefined;
   const failed = errorText(query);
   const listHref = `${spam ? "/inbox/spam" : "/inbox"}${list.query ? `?${list.query}` : ""}`;
+  // The page's forms name the list, so their answer comes back to this page with it.
+  const act = (action: string) =>
+    `${api}/${action}${list.query ? `?list=${encodeURIComponent(list.query)}` : ""}`;
   const pageHref = (again: ChannelName | null) => {
     const kept = new URLSearchParams(list.query);
     if (again) kept.set("again", again);
@@ -192,9 +195,9 @@ export default async function BriefPage({
           </header>
 
           {spam ? (
-            <SpamSection api={api} why={spamReasonText(spamCatch(brief))} />
+            <SpamSection act={(action) => `${api}/${action}`} why={spamReasonText(spamCatch(brief))} />
           ) : (
-            <StatusSection api={api} status={state.status} />
+            <StatusSection act={act} status={state.status} />
           )}
 
           <Section title="Brief">
@@ -250,14 +253,14 @@ export default async function BriefPage({
             <Section title="Notifications">
               <DeliveryDetails
                 delivery={brief.delivery}
-                api={api}
+                act={act}
                 again={typeof query.again === "string" ? query.again : null}
                 pageHref={pageHref}
               />
             </Section>
           )}
 
-          {spam ? null : <NotesSection api={api} notes={state.notes} />}
+          {spam ? null : <NotesSection act={act} notes={state.notes} />}
         </article>
 
         <nav aria-label={spam ? "Spam" : "Briefs"} className="min-w-0 lg:col-start-1 lg:row-start-1">
