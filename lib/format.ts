@@ -13,3 +13,11 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
   return `${bytes} bytes`;
 }
+
+/**
+ * A count with its noun in the right number: "1 brief", "0 briefs", "12 entries". `plural` is
+ * for nouns that do not just add an "s".
+ */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}

@@ -1,6 +1,7 @@
 import Link from "next/link";
-import { BriefFilters, BriefRows, Pager, StatusCounts } from "@/components/inbox/brief-list";
+import { BriefFilters, BriefRows, filterIsSet, Pager, StatusCounts } from "@/components/inbox/brief-list";
 import { InboxShell } from "@/components/inbox/shell";
+import { countOf } from "@/lib/format";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
 import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
 import { getServices } from "@/lib/services";
@@ -31,11 +32,13 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       </div>
       <div className="mt-3 flex flex-col gap-3">
         <BriefFilters action="/inbox" filter={filter} />
-        <StatusCounts action="/inbox" filter={filter} counts={result.counts} />
-        <p className="text-sm text-muted" aria-live="polite">
-          {result.total} {result.total === 1 ? "brief" : "briefs"}
-          {filter.q || filter.status || filter.from || filter.to ? " match" : ""}
-        </p>
+        <div className="flex flex-wrap items-center justify-between gap-2">
+          <StatusCounts action="/inbox" filter={filter} counts={result.counts} />
+          <p className="text-sm text-muted" aria-live="polite">
+            {countOf(result.total, "brief")}
+            {filterIsSet(filter) ? (result.total === 1 ? " matches" : " match") : ""}
+          </p>
+        </div>
         <BriefRows briefs={result.briefs} query={kept.toString()} empty="No brief matches." />
         <Pager action="/inbox" filter={filter} page={result.page} pages={result.pages} />
       </div>

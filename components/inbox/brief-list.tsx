@@ -6,8 +6,10 @@ import {
   type BriefStatus,
   type BriefSummary,
   filterQuery,
+  spamReasonText,
 } from "@/lib/ops";
 import { focusRing } from "./shell";
+import { LocalTime } from "./time";
 
 const STATUS_STYLE: Record<BriefStatus, string> = {
   new: "bg-indigo-50 text-accent-strong ring-indigo-200",
@@ -28,73 +30,129 @@ export function StatusBadge({ status }: { status: BriefStatus }) {
 const inputClass =
   "rounded border border-slate-300 bg-white px-2 py-1.5 text-sm text-ink focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30";
 
-/** The list's filters, as a GET form: whatever is chosen ends up in the URL. */
-export function BriefFilters({ action, filter }: { action: string; filter: BriefFilter }) {
+/** Whether any filter is set: then the filters start unfolded, so what narrows the list shows. */
+export function filterIsSet(filter: BriefFilter): boolean {
+  return filterQuery(filter).size > 0;
+}
+
+function DateField({
+  id,
+  name,
+  label,
+  value,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  value: string | null;
+}) {
   return (
-    <form
-      action={action}
-      method="get"
-      role="search"
-      aria-label="Find briefs"
-      className="flex flex-wrap items-end gap-2"
-    >
-      <div className="flex min-w-48 flex-1 flex-col gap-1">
-        <label htmlFor="filter-q" className="text-xs font-medium text-muted">
-          Search
-        </label>
-        <input
-          id="filter-q"
-          name="q"
-          type="search"
-          defaultValue={filter.q ?? ""}
-          placeholder="Name, email, company, reference or text"
-          className={inputClass}
-        />
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor="filter-status" className="text-xs font-medium text-muted">
-          Status
-        </label>
-        <select id="filter-status" name="status" defaultValue={filter.status ?? ""} className={inputClass}>
-          <option value="">Any</option>
-          {BRIEF_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor="filter-from" className="text-xs font-medium text-muted">
-          From
-        </label>
-        <input
-          id="filter-from"
-          name="from"
-          type="date"
-          defaultValue={filter.from ?? ""}
-          className={inputClass}
-        />
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor="filter-to" className="text-xs font-medium text-muted">
-          To
-        </label>
-        <input id="filter-to" name="to" type="date" defaultValue={filter.to ?? ""} className={inputClass} />
-      </div>
-      <button
-        type="submit"
-        className={`rounded bg-accent px-3 py-1.5 text-sm font-semibold text-white hover:bg-accent-strong ${focusRing}`}
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium text-muted">
+        {label}
+      </label>
+      {/* Text, not type=date: the browser's date field shows its own locale's order (mm/dd/yyyy),
+          and the list, the URL and the CSV all say YYYY-MM-DD. */}
+      <input
+        id={id}
+        name={name}
+        type="text"
+        inputMode="numeric"
+        pattern="\d{4}-\d{2}-\d{2}"
+        placeholder="YYYY-MM-DD"
+        aria-describedby="filter-date-format"
+        defaultValue={value ?? ""}
+        className={`${inputClass} w-32`}
+      />
+    </div>
+  );
+}
+
+/**
+ * The list's filters, as a GET form (whatever is chosen ends up in the URL), folded behind a
+ * "Filters" disclosure so the list comes first on a phone; unfolded whenever one is set. `/`
+ * unfolds it and goes to the search. `statuses` is off for spam, which has no status.
+ */
+export function BriefFilters({
+  action,
+  filter,
+  statuses = true,
+}: {
+  action: string;
+  filter: BriefFilter;
+  statuses?: boolean;
+}) {
+  const set = filterQuery(filter).size;
+  return (
+    <details open={set > 0} data-filters className="group">
+      <summary
+        className={`inline-flex cursor-pointer list-none items-center gap-1.5 rounded border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-ink hover:bg-slate-50 [&::-webkit-details-marker]:hidden ${focusRing}`}
       >
-        Find
-      </button>
-      <Link
-        href={action}
-        className={`rounded px-2 py-1.5 text-sm font-medium text-muted hover:text-ink ${focusRing}`}
+        Filters
+        {set > 0 ? <span className="text-muted">({set} set)</span> : null}
+        <span aria-hidden="true" className="text-muted group-open:rotate-180">
+          {"\u25BE"}
+        </span>
+      </summary>
+      <form
+        action={action}
+        method="get"
+        role="search"
+        aria-label="Find briefs"
+        className="mt-2 flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3"
       >
-        Clear
-      </Link>
-    </form>
+        <div className="flex min-w-48 flex-1 flex-col gap-1">
+          <label htmlFor="filter-q" className="text-xs font-medium text-muted">
+            Search
+          </label>
+          <input
+            id="filter-q"
+            name="q"
+            type="search"
+            defaultValue={filter.q ?? ""}
+            placeholder="Name, email, company, reference or text"
+            className={inputClass}
+          />
+        </div>
+        {statuses ? (
+          <div className="flex flex-col gap-1">
+            <label htmlFor="filter-status" className="text-xs font-medium text-muted">
+              Status
+            </label>
+            <select
+              id="filter-status"
+              name="status"
+              defaultValue={filter.status ?? ""}
+              className={inputClass}
+            >
+              <option value="">Any</option>
+              {BRIEF_STATUSES.map((status) => (
+                <option key={status} value={status}>
+                  {status}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        <DateField id="filter-from" name="from" label="From" value={filter.from} />
+        <DateField id="filter-to" name="to" label="To" value={filter.to} />
+        <button
+          type="submit"
+          className={`rounded bg-accent px-3 py-1.5 text-sm font-semibold text-white hover:bg-accent-strong ${focusRing}`}
+        >
+          Find
+        </button>
+        <Link
+          href={action}
+          className={`rounded px-2 py-1.5 text-sm font-medium text-muted hover:text-ink ${focusRing}`}
+        >
+          Clear
+        </Link>
+        <p id="filter-date-format" className="w-full text-xs text-muted">
+          Dates as YYYY-MM-DD, days in UTC, both ends included.
+        </p>
+      </form>
+    </details>
   );
 }
 
@@ -133,22 +191,41 @@ export function StatusCounts({
   );
 }
 
-function received(iso: string): string {
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+/**
+ * An address that may wrap only before its `@`, never inside its name or domain (a browser would
+ * otherwise break it after a hyphen or, with `break-words`, anywhere).
+ */
+export function Address({ email }: { email: string }) {
+  const at = email.lastIndexOf("@");
+  if (at <= 0) return <span className="whitespace-nowrap">{email}</span>;
+  return (
+    <span>
+      <span className="whitespace-nowrap">{email.slice(0, at)}</span>
+      <wbr />
+      <span className="whitespace-nowrap">{email.slice(at)}</span>
+    </span>
+  );
 }
 
-/** The briefs as a dense list of links (`j`/`k` move through them, `Enter` opens one). */
+/**
+ * The briefs as a dense list of links (`j`/`k` move through them, `Enter` opens one). Each row:
+ * the sender, the time in the reader's zone, the company and address (whole, never cut), the
+ * status (or, for spam, why it was caught), the reference and the description's start.
+ */
 export function BriefRows({
   briefs,
   query,
   openReference,
   empty,
+  spam = false,
 }: {
   briefs: BriefSummary[];
   /** The list's query, kept on every link so the brief page shows the same list. */
   query: string;
   openReference?: string;
   empty: string;
+  /** Spam entries have no status: each shows why it was caught instead. */
+  spam?: boolean;
 }) {
   if (briefs.length === 0)
     return (
@@ -169,14 +246,23 @@ export function BriefRows({
             }`}
           >
             <span className="flex items-baseline justify-between gap-3">
-              <span className="truncate text-sm font-semibold text-ink">
+              <span className="min-w-0 text-sm font-semibold text-ink">
                 {brief.name}
                 {brief.company ? <span className="font-normal text-muted"> · {brief.company}</span> : null}
               </span>
-              <span className="shrink-0 text-xs tabular-nums text-muted">{received(brief.receivedAt)}</span>
+              <span className="shrink-0 text-xs tabular-nums text-muted">
+                <LocalTime iso={brief.receivedAt} />
+              </span>
             </span>
-            <span className="mt-0.5 flex items-center gap-2">
-              <StatusBadge status={brief.status} />
+            <span className="mt-0.5 block text-sm text-muted">
+              <Address email={brief.email} />
+            </span>
+            <span className="mt-0.5 flex flex-wrap items-center gap-x-2">
+              {spam ? (
+                <span className="text-xs font-medium text-amber-900">{spamReasonText(brief.spam)}</span>
+              ) : (
+                <StatusBadge status={brief.status} />
+              )}
               <span className="font-mono text-xs text-muted">{brief.reference}</span>
               {brief.attachment ? <span className="text-xs text-muted">· attachment</span> : null}
             </span>

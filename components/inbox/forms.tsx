@@ -10,6 +10,7 @@ export function PostButton({
   name,
   value,
   pressed,
+  autoFocus,
 }: {
   action: string;
   fields?: Record<string, string>;
@@ -18,6 +19,8 @@ export function PostButton({
   name?: string;
   value?: string;
   pressed?: boolean;
+  /** Only for a step the person just asked for (a confirmation), never on a page's first load. */
+  autoFocus?: boolean;
 }) {
   const style =
     tone === "primary"
@@ -33,6 +36,7 @@ export function PostButton({
         name={name}
         value={value}
         aria-pressed={pressed}
+        autoFocus={autoFocus}
         className={`rounded px-2.5 py-1 text-sm font-medium ${style} ${focusRing}`}
       >
         {children}

@@ -2,14 +2,21 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
+import type { BriefStatus } from "@/lib/ops/state";
 
 const SHORTCUTS: [string, string][] = [
   ["j / k", "next / previous brief in the list"],
   ["Enter", "open the selected brief"],
+  ["n / p", "open the next / previous brief (on a brief's page)"],
+  ["u", "mark the selected (or open) brief new"],
   ["e", "mark the selected (or open) brief handled"],
+  ["a", "mark the selected (or open) brief archived"],
   ["/", "search"],
   ["?", "show or hide these shortcuts"],
 ];
+
+/** The status each key sets, as the brief page's buttons do. */
+const STATUS_KEYS: Record<string, BriefStatus> = { u: "new", e: "handled", a: "archived" };
 
 /** Typing in a field is never a shortcut. */
 function typing(target: EventTarget | null): boolean {
@@ -26,6 +33,7 @@ function typing(target: EventTarget | null): boolean {
 export function KeyboardShortcuts() {
   const router = useRouter();
   const [help, setHelp] = useState(false);
+  const [said, setSaid] = useState("");
   const dialog = useRef<HTMLDialogElement>(null);
 
   useEffect(() => {
@@ -36,12 +44,13 @@ export function KeyboardShortcuts() {
   }, [help]);
 
   useEffect(() => {
-    async function markHandled(reference: string) {
+    async function mark(reference: string, status: BriefStatus) {
       const response = await fetch(`/api/ops/briefs/${encodeURIComponent(reference)}/status`, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ status: "handled" }),
+        body: JSON.stringify({ status }),
       });
+      setSaid(response.ok ? `${reference} marked ${status}.` : `${reference} could not be marked ${status}.`);
       if (response.ok) router.refresh();
     }
 
@@ -54,18 +63,29 @@ export function KeyboardShortcuts() {
         event.preventDefault();
         const next = event.key === "j" ? Math.min(index + 1, rows.length - 1) : Math.max(index - 1, 0);
         rows[index === -1 ? 0 : next]?.focus();
-      } else if (event.key === "e") {
+      } else if (event.key === "n" || event.key === "p") {
+        const step = document.querySelector<HTMLAnchorElement>(
+          `a[data-brief-step=${event.key === "n" ? "next" : "previous"}]`,
+        );
+        if (step) {
+          event.preventDefault();
+          step.click();
+        }
+      } else if (Object.hasOwn(STATUS_KEYS, event.key)) {
+        const status = STATUS_KEYS[event.key] as BriefStatus;
         const reference =
           rows[index]?.dataset.briefRow ??
           document.querySelector<HTMLElement>("[data-open-brief]")?.dataset.openBrief;
         if (reference) {
           event.preventDefault();
-          void markHandled(reference);
+          void mark(reference, status);
         }
       } else if (event.key === "/") {
         const search = document.querySelector<HTMLInputElement>("input[name=q]");
         if (search) {
           event.preventDefault();
+          const filters = search.closest("details");
+          if (filters) filters.open = true;
           search.focus();
         }
       } else if (event.key === "?") {
@@ -79,6 +99,9 @@ export function KeyboardShortcuts() {
 
   return (
     <>
+      <p aria-live="polite" className="sr-only">
+        {said}
+      </p>
       <footer className="mx-auto w-full max-w-7xl px-4 pb-4 text-xs text-muted">
         Press <kbd className="rounded border border-slate-300 bg-white px-1">?</kbd> for keyboard shortcuts.
       </footer>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CHANNEL_NAMES } from "../notify/types";
 import { BRIEF_STATUSES, NOTE_MAX_LENGTH } from "../ops/state";
 import { OPS_BODY_LIMIT } from "../ops-web/gate";
 import { email } from "../schemas/text";
@@ -223,8 +224,19 @@ export const OPS_OPERATIONS: OperationSpec[] = [
     operationId: "opsRedeliver",
     tag: "Ops",
     summary: "Send a brief to its failed channels again",
-    description: `The inbox tool's \`redeliver <reference>\`, the same code: the channels \`delivery.json\` records as failed are tried again, and the outcome is written back. ${SESSION} ${FORM}`,
+    description: `The inbox tool's \`redeliver <reference>\`, the same code: the channels \`delivery.json\` records as failed are tried again, and the outcome is written back. With \`channel\`, that channel alone is sent, whether it failed (the inbox's "Retry now") or was delivered (its "Send again"). Audited as \`redeliver\`. ${SESSION} ${FORM}`,
     parameters: [reference],
+    body: fields(
+      named(
+        "OpsRedeliverRequest",
+        z.object({
+          channel: z
+            .enum(CHANNEL_NAMES)
+            .optional()
+            .meta({ description: "One channel to send, delivered or not; every failed channel without it." }),
+        }),
+      ),
+    ),
     ok: {
       description: "What happened.",
       schema: named(
@@ -238,8 +250,9 @@ export const OPS_OPERATIONS: OperationSpec[] = [
       ),
     },
     redirect: "A browser's own form post: back to `/inbox/<reference>?done=<status>`.",
-    errors: BRIEF_ERRORS,
+    errors: [...BRIEF_ERRORS, "validation_failed"],
     when: { not_found: "No brief has this reference, or it is spam, which is never redelivered." },
+    fieldsExample: { channel: "One of: webhook, email." },
   },
   {
     method: "post",

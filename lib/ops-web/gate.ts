@@ -4,7 +4,7 @@ import { assertDeclaredSize, mediaType, parseJsonObject, readText } from "../htt
 import { ApiError } from "../http/errors";
 import { isCrossOrigin } from "../http/origin";
 import type { Config } from "../config";
-import { type NotifyingInbox, requireBrief, type StoredBrief } from "../ops";
+import { filterQuery, type NotifyingInbox, parseFilter, requireBrief, type StoredBrief } from "../ops";
 import { opsDone, opsFailed } from "./respond";
 import { liveSession, type OpsServices, SESSION_COOKIE } from "./sign-in";
 
@@ -131,9 +131,26 @@ export async function readOpsFields(request: Request): Promise<Record<string, st
 export type BriefActionResult = { status: string } & Record<string, unknown>;
 
 /**
+ * The brief's page to go back to after a form post, with the list it was opened from: the page's
+ * forms post to `<action>?list=<the list's query>`. Only the list's own filters and page are kept
+ * from it, cleaned as the list cleans them.
+ */
+export function briefPageAfter(reference: string, request: Request): string {
+  const page = `/inbox/${encodeURIComponent(reference)}`;
+  const list = new URL(request.url).searchParams.get("list");
+  if (!list) return page;
+  const asked = new URLSearchParams(list);
+  const kept = filterQuery(parseFilter(Object.fromEntries(asked)));
+  const number = Number(asked.get("page"));
+  if (Number.isInteger(number) && number > 1) kept.set("page", String(number));
+  return kept.size > 0 ? `${page}?${kept.toString()}` : page;
+}
+
+/**
  * One POST on a brief (`/api/ops/briefs/<reference>/<action>`): the gate (404 off, 403 cross-origin,
  * 401 without a session), the brief (404 when there is none), then `act`; answered as JSON, or
- * with a 303 back to the brief's page for a form the browser posted itself.
+ * with a 303 back to the brief's page (and the list it was opened from) for a form the browser
+ * posted itself.
  */
 export async function briefAction<S extends OpsWebServices>(
   request: Request,
@@ -142,7 +159,7 @@ export async function briefAction<S extends OpsWebServices>(
   act: (context: OpsContext<S>, brief: StoredBrief) => Promise<BriefActionResult>,
 ): Promise<Response> {
   const { reference } = await params;
-  const back = `/inbox/${encodeURIComponent(reference)}`;
+  const back = briefPageAfter(reference, request);
   try {
     const context = await requireRouteSession(request, getServices, { mutation: true });
     const brief = await requireBrief(context.services, reference);

@@ -31,8 +31,11 @@ export {
   budgetLabel,
   deliveryStatus,
   projectTypeLabel,
+  type SpamReason,
+  spamReasonText,
   timelineLabel,
   utcTime,
+  verificationLabel,
 } from "./labels";
 export {
   attachmentStart,
@@ -72,4 +75,4 @@ export {
   noteProblem,
   setStatus,
 } from "./state";
-export { type BriefSummary, monthSummaries } from "./summary";
+export { type BriefSummary, monthSummaries, type SpamCatch, spamCatch } from "./summary";

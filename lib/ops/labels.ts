@@ -1,6 +1,7 @@
 import type { AcknowledgmentOutcome } from "../briefs";
 import { CHANNEL_NAMES } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
+import type { Verification } from "../verification/types";
 import type { StoredBrief } from "./records";
 
 /**
@@ -15,6 +16,37 @@ function label(labels: Record<string, string>, value: string): string {
 export const projectTypeLabel = (value: string) => label(PROJECT_TYPES, value);
 export const budgetLabel = (value: string) => label(BUDGETS, value);
 export const timelineLabel = (value: string) => label(TIMELINES, value);
+
+const VERIFICATION_WORDS: Record<Verification, string> = {
+  passed: "Passed the human check",
+  unavailable: "Could not be checked (the human check did not answer)",
+  off: "Not checked: human verification is off",
+};
+
+/** How a brief's human check went, in words rather than its stored value. */
+export function verificationLabel(value: Verification): string {
+  return VERIFICATION_WORDS[value] ?? value;
+}
+
+/** Why the spam filter caught an entry, as the stored record says (`spam.reason`, `spam.match`). */
+export type SpamReason = "honeypot" | "keyword" | "domain";
+
+/**
+ * Why an entry of `spam/` was caught, in words. Records carry `spam: { reason, match? }` once the
+ * spam rules record it; older ones (and every honeypot catch before that) say nothing, which
+ * means the honeypot.
+ */
+export function spamReasonText(spam: { reason: string; match?: string | null } | null | undefined): string {
+  const match = spam?.match ? ` "${spam.match}"` : "";
+  switch (spam?.reason) {
+    case "keyword":
+      return `Caught by a keyword rule${match}`;
+    case "domain":
+      return `Caught by a blocked domain${match}`;
+    default:
+      return "Caught by the honeypot field";
+  }
+}
 
 /**
  * One line on how notifying ops went: `webhook ✓ email ✗`; `none configured` when no channel was

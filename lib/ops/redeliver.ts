@@ -32,6 +32,11 @@ export interface RedeliveryResult {
 export interface RedeliveryOptions {
   /** `--acknowledgment`: also retry an acknowledgment recorded as failed (never one suppressed). */
   acknowledgment?: boolean;
+  /**
+   * Send this channel alone, whatever its record says: a failed one tried now, a delivered one
+   * sent again (the inbox's "Send again", which asks first).
+   */
+  channel?: ChannelName;
 }
 
 /**
@@ -108,6 +113,12 @@ export function planRedelivery(
   };
 }
 
+/** The plan for `channel` alone: sent when configured here, else reported as unavailable. */
+function oneChannel(channel: ChannelName, configured: readonly ChannelName[]): Plan {
+  const here = configured.includes(channel);
+  return { retry: here ? [channel] : [], unavailable: here ? [] : [channel], waiting: null };
+}
+
 /**
  * "Retry now": sends a stored brief again through the channels that need it (those recorded as
  * retrying or failed, or every configured one for a brief with no record), through part 4's
@@ -124,7 +135,10 @@ export async function redeliverBrief(
   const { channels, config, deliveries } = services;
   const { record } = brief;
   const configured = channels.map((channel) => channel.name);
-  const plan = planRedelivery(brief, configured, config.notifyTimeoutMs, now);
+  const plan =
+    options.channel === undefined
+      ? planRedelivery(brief, configured, config.notifyTimeoutMs, now)
+      : oneChannel(options.channel, configured);
   const acknowledge = options.acknowledgment === true && acknowledgmentFailed(brief.delivery);
   const withAcknowledgment = acknowledge && services.acknowledger !== null;
   const result: RedeliveryResult = {

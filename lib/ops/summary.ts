@@ -32,11 +32,22 @@ export interface BriefSummary {
   attachment: string | null;
   /** `deliveryStatus`: `webhook ✓ email ✗`, `pending`, ... */
   delivery: string;
+  /** Why a spam entry was caught, as its record says; `null` when it says nothing (the honeypot). */
+  spam: SpamCatch | null;
   /** The listing's fingerprint of the folder when this summary was made. */
   fingerprint: string;
 }
 
-const INDEX_VERSION = 1;
+/** `spam` on a stored record, written by the spam rules; absent on honeypot catches made before them. */
+export interface SpamCatch {
+  reason: string;
+  match?: string | null;
+}
+
+const spamCatchSchema = z.object({ reason: z.string(), match: z.string().nullish() });
+
+/** Raised whenever a summary gains a field, so every stored index is rebuilt with it. */
+const INDEX_VERSION = 2;
 
 const summarySchema = z.object({
   reference: z.string(),
@@ -49,6 +60,7 @@ const summarySchema = z.object({
   status: z.enum(BRIEF_STATUSES),
   attachment: z.string().nullable(),
   delivery: z.string(),
+  spam: spamCatchSchema.nullable(),
   fingerprint: z.string(),
 });
 const indexSchema = z.object({ version: z.literal(INDEX_VERSION), entries: z.array(summarySchema) });
@@ -58,6 +70,12 @@ const REBUILD_CONCURRENCY = 32;
 
 export function indexPath(kind: Folder, month: number): string {
   return `index/${kind}/${monthPath(month)}.json`;
+}
+
+/** The record's `spam` field when it carries a well-formed one (records may predate it). */
+export function spamCatch(brief: StoredBrief): SpamCatch | null {
+  const parsed = spamCatchSchema.safeParse((brief.record as { spam?: unknown }).spam);
+  return parsed.success ? parsed.data : null;
 }
 
 export function summarize(brief: StoredBrief, fingerprint = ""): BriefSummary {
@@ -73,6 +91,7 @@ export function summarize(brief: StoredBrief, fingerprint = ""): BriefSummary {
     status: brief.state.status,
     attachment: record.attachment?.originalName ?? null,
     delivery: deliveryStatus(brief),
+    spam: spamCatch(brief),
     fingerprint,
   };
 }

@@ -1,5 +1,4 @@
-import { copyFile, readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFile } from "node:fs/promises";
 import type { Page, TestInfo } from "@playwright/test";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { makePdf } from "../support/files";
@@ -24,7 +23,7 @@ import {
  * than a phone, and no page logs a console error or a CSP violation under the inbox's nonce policy
  * (the shortcuts are the pages' own scripts at work). The app is a `next start` of its own with
  * its own inbox and a real SMTP server.
- * With DOCS_SCREENSHOTS=1 the list's and a brief's screenshots are written to docs/ for the README.
+ * (The docs' screenshots are taken by inbox-use.spec.ts, at a laptop's and a phone's width.)
  */
 
 // Each test is a whole journey (sign in, several pages, an accessibility scan of each): 12-15 s
@@ -99,7 +98,6 @@ async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise
   const path = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path, fullPage: false });
   await testInfo.attach(name, { path, contentType: "image/png" });
-  if (process.env.DOCS_SCREENSHOTS === "1") await copyFile(path, resolve("docs", `${name}.png`));
 }
 
 test("ops sign in by the emailed link and handle briefs by keyboard alone", async ({ page }, testInfo) => {
@@ -229,6 +227,9 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await noWiderThanThePhone(page);
   await expectNoViolations(page, "a brief on a phone");
 
+  // On a phone the sections and the account sit behind "Menu".
+  await tabTo(page, page.locator("summary", { hasText: "Menu" }));
+  await page.keyboard.press("Enter");
   await tabTo(page, page.getByRole("button", { name: "Sign out", exact: true }));
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/inbox\/sign-in/);

@@ -549,6 +549,24 @@ describe("the inbox on the web, on the filesystem inbox", () => {
     expect(await response.json()).toMatchObject({ status: "redelivered", delivery: { email: { ok: true } } });
     const mail = smtp.forReference(reference).at(-1);
     expect(mail?.parsed.attachments[0]?.content).toBeDefined();
+
+    // With `channel`, that one alone, though delivered ("Send again"); a name that is no channel is 422.
+    const sent = smtp.forReference(reference).length;
+    const again = await opsFetch(app, `/api/ops/briefs/${reference}/redeliver`, cookie, {
+      json: { channel: "email" },
+    });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ status: "redelivered" });
+    expect(smtp.forReference(reference)).toHaveLength(sent + 1);
+    const nothing = await opsFetch(app, `/api/ops/briefs/${reference}/redeliver`, cookie, {
+      json: { channel: "pigeon" },
+    });
+    expect(nothing.status).toBe(422);
+    expect(await nothing.json()).toMatchObject({
+      error: "validation_failed",
+      fields: { channel: expect.any(String) },
+    });
+    expect(smtp.forReference(reference)).toHaveLength(sent + 1);
   });
 
   it("erases an address only when it is typed twice; afterwards nothing of it is found, listed or downloaded", async () => {

@@ -1,27 +1,36 @@
-import Link from "next/link";
 import { notFound } from "next/navigation";
-import type { ReactNode } from "react";
-import { BriefRows, StatusBadge } from "@/components/inbox/brief-list";
-import { errorText, PostButton } from "@/components/inbox/forms";
-import { InboxShell, Notice } from "@/components/inbox/shell";
+import { Address, BriefRows, StatusBadge } from "@/components/inbox/brief-list";
+import {
+  BriefSteps,
+  Field,
+  type Neighbour,
+  NotesSection,
+  Section,
+  SpamSection,
+  StatusSection,
+} from "@/components/inbox/brief-sections";
+import { DeliveryDetails } from "@/components/inbox/delivery";
+import { errorText } from "@/components/inbox/forms";
+import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
+import { LocalTime } from "@/components/inbox/time";
 import { formatBytes } from "@/lib/format";
 import type { ObjectStore } from "@/lib/store";
-import type { AcknowledgmentOutcome } from "@/lib/briefs";
-import { CHANNEL_NAMES } from "@/lib/notify";
+import type { ChannelName } from "@/lib/notify";
 import {
-  acknowledgmentResult,
   attachmentStart,
-  BRIEF_STATUSES,
+  type BriefFilter,
   budgetLabel,
   filterQuery,
   findBrief,
-  NOTE_MAX_LENGTH,
+  PAGE_SIZE,
   parseFilter,
   projectTypeLabel,
   searchBriefs,
+  spamCatch,
+  spamReasonText,
   type StoredBrief,
   timelineLabel,
-  utcTime,
+  verificationLabel,
 } from "@/lib/ops";
 import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
 import { parseReference } from "@/lib/reference";
@@ -41,42 +50,6 @@ const DONE: Record<string, string> = {
 
 /** How much of a text attachment the page shows. */
 const TEXT_PREVIEW_BYTES = 64 * 1024;
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="grid grid-cols-[8rem_1fr] gap-2 py-1.5 text-sm">
-      <dt className="text-muted">{label}</dt>
-      <dd className="min-w-0 break-words text-ink">{children}</dd>
-    </div>
-  );
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section aria-labelledby={`section-${title}`} className="rounded border border-slate-200 bg-white p-4">
-      <h2 id={`section-${title}`} className="text-sm font-semibold text-ink">
-        {title}
-      </h2>
-      <div className="mt-2">{children}</div>
-    </section>
-  );
-}
-
-/** The acknowledgment to the sender (`CONTACT_ACKNOWLEDGE`): not a channel, listed after them. */
-function AcknowledgmentItem({ outcome }: { outcome: AcknowledgmentOutcome }) {
-  const { result, reason } = acknowledgmentResult(outcome);
-  const tone = { sent: "text-success", suppressed: "text-muted", failed: "text-danger" }[result];
-  return (
-    <li className="py-0.5">
-      <span className="font-medium">Acknowledgment to the sender</span>{" "}
-      <span className={tone}>
-        {result}
-        {reason === null ? null : `: ${reason}`}
-      </span>{" "}
-      <span className="text-muted">({utcTime(outcome.at, true)} UTC)</span>
-    </li>
-  );
-}
 
 async function AttachmentPreview({
   store,
@@ -116,7 +89,51 @@ async function AttachmentPreview({
   return null;
 }
 
-/** /inbox/<reference>: every field, the attachment, the notifications, the status and the notes. */
+/**
+ * The list the brief was opened from: the page of it to show beside the brief (the one asked for,
+ * else the one holding this brief), and the briefs before and after this one in the whole list,
+ * each linked with the list's query and its own page.
+ */
+async function listAround(
+  store: ObjectStore,
+  kind: StoredBrief["kind"],
+  filter: BriefFilter,
+  reference: string,
+  askedPage: number | null,
+) {
+  const all = (await searchBriefs(store, kind, filter, { pageSize: Number.MAX_SAFE_INTEGER })).briefs;
+  const at = all.findIndex((brief) => brief.reference === reference);
+  const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
+  const wanted = askedPage ?? (at >= 0 ? Math.floor(at / PAGE_SIZE) + 1 : 1);
+  const page = Math.min(Math.max(1, wanted), pages);
+  const query = (onPage: number) => {
+    const kept = filterQuery(filter);
+    if (onPage > 1) kept.set("page", String(onPage));
+    return kept.toString();
+  };
+  const neighbour = (index: number): Neighbour => {
+    const brief = at >= 0 ? all[index] : undefined;
+    if (!brief) return null;
+    const kept = query(Math.floor(index / PAGE_SIZE) + 1);
+    return {
+      reference: brief.reference,
+      name: brief.name,
+      href: `/inbox/${brief.reference}${kept ? `?${kept}` : ""}`,
+    };
+  };
+  return {
+    briefs: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    query: query(page),
+    previous: neighbour(at - 1),
+    next: neighbour(at + 1),
+  };
+}
+
+/**
+ * /inbox/<reference>: every field, the attachment, the notifications, the status and the notes.
+ * The brief comes first in the page's order (the skip link and a few Tabs reach its status,
+ * notifications and notes); the list it was opened from follows, beside it on a wide screen.
+ */
 export default async function BriefPage({
   params,
   searchParams,
@@ -135,38 +152,32 @@ export default async function BriefPage({
   const { record, state } = brief;
   const spam = brief.kind === "spam";
   const filter = { ...parseFilter(query), ...(spam ? { status: null } : {}) };
-  const list = await searchBriefs(services.store, brief.kind, filter, { page: Number(query.page) || 1 });
-  const kept = filterQuery(filter);
-  if (list.page > 1) kept.set("page", String(list.page));
+  const askedPage = Number(query.page) >= 1 ? Math.floor(Number(query.page)) : null;
+  const list = await listAround(services.store, brief.kind, filter, record.reference, askedPage);
   const api = `/api/ops/briefs/${record.reference}`;
   const download = `/inbox/${record.reference}/attachment`;
   const done = typeof query.done === "string" ? DONE[query.done] : undefined;
   const failed = errorText(query);
-  const listHref = `${spam ? "/inbox/spam" : "/inbox"}${kept.size > 0 ? `?${kept.toString()}` : ""}`;
+  const listHref = `${spam ? "/inbox/spam" : "/inbox"}${list.query ? `?${list.query}` : ""}`;
+  // The page's forms name the list, so their answer comes back to this page with it.
+  const act = (action: string) =>
+    `${api}/${action}${list.query ? `?list=${encodeURIComponent(list.query)}` : ""}`;
+  const pageHref = (again: ChannelName | null) => {
+    const kept = new URLSearchParams(list.query);
+    if (again) kept.set("again", again);
+    const search = kept.size > 0 ? `?${kept.toString()}` : "";
+    return `/inbox/${record.reference}${search}${again ? "#send-again" : "#section-Notifications"}`;
+  };
 
   return (
     <InboxShell actor={actor} current={spam ? "spam" : "inbox"}>
       <div className="grid grid-cols-1 gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
-        <nav aria-label={spam ? "Spam" : "Briefs"} className="order-2 min-w-0 lg:order-1">
-          <Link
-            href={listHref}
-            className="mb-2 inline-block text-sm font-medium text-accent hover:text-accent-strong"
-          >
-            ← Back to the list
-          </Link>
-          <BriefRows
-            briefs={list.briefs}
-            query={kept.toString()}
-            openReference={record.reference}
-            empty="No brief matches."
-          />
-        </nav>
-
         <article
           data-open-brief={spam ? undefined : record.reference}
           aria-labelledby="brief-title"
-          className="order-1 flex min-w-0 flex-col gap-4 lg:order-2"
+          className="flex min-w-0 flex-col gap-4 lg:col-start-2 lg:row-start-1"
         >
+          <BriefSteps listHref={listHref} previous={list.previous} next={list.next} />
           {done ? <Notice tone="success">{done}</Notice> : null}
           {failed ? <Notice tone="danger">{failed}</Notice> : null}
           <header className="flex flex-wrap items-center gap-3">
@@ -184,34 +195,9 @@ export default async function BriefPage({
           </header>
 
           {spam ? (
-            <Section title="Caught by the honeypot">
-              <p className="text-sm text-muted">
-                Nobody was notified. If this is a real brief, move it to the inbox: it becomes new and the
-                channels are told, as for a brief just received.
-              </p>
-              <div className="mt-3">
-                <PostButton action={`${api}/not-spam`} tone="primary">
-                  Not spam
-                </PostButton>
-              </div>
-            </Section>
+            <SpamSection act={(action) => `${api}/${action}`} why={spamReasonText(spamCatch(brief))} />
           ) : (
-            <Section title="Status">
-              <div className="flex flex-wrap items-center gap-2">
-                {BRIEF_STATUSES.map((status) => (
-                  <PostButton
-                    key={status}
-                    action={`${api}/status`}
-                    name="status"
-                    value={status}
-                    pressed={state.status === status}
-                    tone={state.status === status ? "primary" : "plain"}
-                  >
-                    {status === "new" ? "New" : status === "handled" ? "Handled" : "Archived"}
-                  </PostButton>
-                ))}
-              </div>
-            </Section>
+            <StatusSection act={act} status={state.status} />
           )}
 
           <Section title="Brief">
@@ -219,17 +205,22 @@ export default async function BriefPage({
               <Field label="Reference">
                 <span className="font-mono">{record.reference}</span>
               </Field>
-              <Field label="Received">{utcTime(record.receivedAt, true)} UTC</Field>
+              <Field label="Received">
+                <LocalTime iso={record.receivedAt} seconds />
+              </Field>
               <Field label="Email">
-                <a href={`mailto:${record.email}`} className="text-accent hover:text-accent-strong">
-                  {record.email}
+                <a
+                  href={`mailto:${record.email}`}
+                  className={`text-accent hover:text-accent-strong ${focusRing}`}
+                >
+                  <Address email={record.email} />
                 </a>
               </Field>
               <Field label="Role">{record.role ?? "—"}</Field>
               <Field label="Project type">{projectTypeLabel(record.projectType)}</Field>
               <Field label="Budget">{budgetLabel(record.budget)}</Field>
               <Field label="Timeline">{timelineLabel(record.timeline)}</Field>
-              <Field label="Human check">{record.verification}</Field>
+              <Field label="Human check">{verificationLabel(record.verification)}</Field>
             </dl>
             <h3 className="mt-3 text-sm font-medium text-muted">About the project</h3>
             <p className="mt-1 whitespace-pre-wrap break-words text-sm text-ink">{record.description}</p>
@@ -247,7 +238,7 @@ export default async function BriefPage({
                 <a
                   href={download}
                   download
-                  className="mt-2 inline-block rounded border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-ink hover:bg-slate-50 focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
+                  className={`mt-2 inline-block rounded border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-ink hover:bg-slate-50 ${focusRing}`}
                 >
                   Download the attachment
                 </a>
@@ -260,82 +251,27 @@ export default async function BriefPage({
 
           {spam ? null : (
             <Section title="Notifications">
-              {brief.delivery === null ? (
-                <p className="text-sm text-muted">
-                  Pending: no outcome recorded (the notifications never finished, or are still running).
-                </p>
-              ) : (
-                <ul className="text-sm">
-                  {CHANNEL_NAMES.filter((name) => brief.delivery?.[name]).map((name) => {
-                    const outcome = brief.delivery?.[name];
-                    return (
-                      <li key={name} className="py-0.5">
-                        <span className="font-medium">{name}</span>{" "}
-                        {outcome?.ok ? (
-                          <span className="text-success">delivered</span>
-                        ) : (
-                          <span className="text-danger">
-                            failed: {outcome?.error ?? "no reason recorded"}
-                          </span>
-                        )}{" "}
-                        <span className="text-muted">({utcTime(outcome?.at ?? "", true)} UTC)</span>
-                      </li>
-                    );
-                  })}
-                  {CHANNEL_NAMES.every((name) => !brief.delivery?.[name]) ? (
-                    <li className="text-muted">No channel was configured.</li>
-                  ) : null}
-                  {brief.delivery.acknowledgment ? (
-                    <AcknowledgmentItem outcome={brief.delivery.acknowledgment} />
-                  ) : null}
-                </ul>
-              )}
-              <div className="mt-3">
-                <PostButton action={`${api}/redeliver`}>Redeliver</PostButton>
-              </div>
+              <DeliveryDetails
+                delivery={brief.delivery}
+                act={act}
+                again={typeof query.again === "string" ? query.again : null}
+                pageHref={pageHref}
+              />
             </Section>
           )}
 
-          {spam ? null : (
-            <Section title="Notes">
-              {state.notes.length === 0 ? (
-                <p className="text-sm text-muted">No notes yet.</p>
-              ) : (
-                <ol className="flex flex-col gap-2">
-                  {state.notes.map((note, index) => (
-                    <li key={`${note.at}-${index}`} className="rounded bg-slate-50 px-3 py-2 text-sm">
-                      <p className="text-xs text-muted">
-                        {note.by} · {utcTime(note.at)} UTC
-                      </p>
-                      <p className="mt-0.5 whitespace-pre-wrap break-words text-ink">{note.text}</p>
-                    </li>
-                  ))}
-                </ol>
-              )}
-              <form action={`${api}/notes`} method="post" className="mt-3 flex flex-col gap-2">
-                <label htmlFor="note-text" className="text-sm font-medium text-ink">
-                  Add a note
-                </label>
-                <textarea
-                  id="note-text"
-                  name="text"
-                  required
-                  maxLength={NOTE_MAX_LENGTH}
-                  rows={3}
-                  className="w-full rounded border border-slate-300 px-2 py-1.5 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30"
-                />
-                <div>
-                  <button
-                    type="submit"
-                    className="rounded bg-accent px-3 py-1.5 text-sm font-semibold text-white hover:bg-accent-strong focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
-                  >
-                    Save note
-                  </button>
-                </div>
-              </form>
-            </Section>
-          )}
+          {spam ? null : <NotesSection act={act} notes={state.notes} />}
         </article>
+
+        <nav aria-label={spam ? "Spam" : "Briefs"} className="min-w-0 lg:col-start-1 lg:row-start-1">
+          <BriefRows
+            briefs={list.briefs}
+            query={list.query}
+            openReference={record.reference}
+            empty="No brief matches."
+            spam={spam}
+          />
+        </nav>
       </div>
     </InboxShell>
   );

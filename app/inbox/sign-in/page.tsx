@@ -24,6 +24,9 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         We email you a link to sign in. It works once, for 15 minutes.
       </p>
       <div className="mt-6">
+        {query.done === "signed-out" ? (
+          <Notice tone="success">You are signed out. Sign in again below whenever you need to.</Notice>
+        ) : null}
         {query.done === "link-sent" ? (
           <Notice tone="success">
             If this address may sign in, a link is on its way. Open it from your email on this device.

@@ -1,5 +1,6 @@
 import { BriefFilters, BriefRows, Pager } from "@/components/inbox/brief-list";
 import { InboxShell } from "@/components/inbox/shell";
+import { countOf } from "@/lib/format";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
 import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
 import { getServices } from "@/lib/services";
@@ -8,7 +9,10 @@ export const dynamic = "force-dynamic";
 
 type Query = Record<string, string | string[] | undefined>;
 
-/** /inbox/spam: what the honeypot caught; each opens with a "Not spam" button. */
+/**
+ * /inbox/spam: what the spam filter caught, each with why; each opens with a "Not spam" button.
+ * Spam has no status: no status filter, no status badges.
+ */
 export default async function SpamPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
   const { services, actor } = await requirePageSession(pathWithQuery("/inbox/spam", query), getServices);
@@ -18,17 +22,17 @@ export default async function SpamPage({ searchParams }: { searchParams: Promise
     <InboxShell actor={actor} current="spam">
       <h1 className="text-xl font-bold tracking-tight text-ink">Spam</h1>
       <p className="mt-1 text-sm text-muted">
-        Sent with the hidden honeypot field filled in: nobody was notified. Open one to move it to the inbox.
+        Caught before anyone was notified (each says why: so far, the hidden honeypot field filled in). Open
+        one to move it to the inbox.
       </p>
       <div className="mt-3 flex flex-col gap-3">
-        <BriefFilters action="/inbox/spam" filter={filter} />
-        <p className="text-sm text-muted">
-          {result.total} caught {result.total === 1 ? "entry" : "entries"}
-        </p>
+        <BriefFilters action="/inbox/spam" filter={filter} statuses={false} />
+        <p className="text-sm text-muted">{countOf(result.total, "caught entry", "caught entries")}</p>
         <BriefRows
           briefs={result.briefs}
           query={filterQuery(filter).toString()}
           empty="Nothing was caught."
+          spam
         />
         <Pager action="/inbox/spam" filter={filter} page={result.page} pages={result.pages} />
       </div>

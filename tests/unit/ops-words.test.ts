@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { countOf } from "@/lib/format";
+import { briefPageAfter } from "@/lib/ops-web/gate";
+import { spamReasonText, verificationLabel } from "@/lib/ops/labels";
+import type { StoredBrief } from "@/lib/ops/records";
+import { spamCatch } from "@/lib/ops/summary";
+
+/** The inbox's words: counts, the human check, why spam was caught. */
+
+describe("countOf", () => {
+  it.each<[number, string, string | undefined, string]>([
+    [0, "brief", undefined, "0 briefs"],
+    [1, "brief", undefined, "1 brief"],
+    [2, "brief", undefined, "2 briefs"],
+    [1, "caught entry", "caught entries", "1 caught entry"],
+    [12, "caught entry", "caught entries", "12 caught entries"],
+  ])("%d %s -> %s", (count, singular, plural, expected) => {
+    expect(countOf(count, singular, plural)).toBe(expected);
+  });
+});
+
+describe("verificationLabel", () => {
+  it.each([
+    ["passed", "Passed the human check"],
+    ["unavailable", "Could not be checked (the human check did not answer)"],
+    ["off", "Not checked: human verification is off"],
+  ] as const)("%s -> %s", (value, expected) => {
+    expect(verificationLabel(value)).toBe(expected);
+  });
+});
+
+describe("spamReasonText", () => {
+  it.each<[Parameters<typeof spamReasonText>[0], string]>([
+    [undefined, "Caught by the honeypot field"],
+    [null, "Caught by the honeypot field"],
+    [{ reason: "honeypot" }, "Caught by the honeypot field"],
+    [{ reason: "keyword", match: "casino" }, 'Caught by a keyword rule "casino"'],
+    [{ reason: "keyword" }, "Caught by a keyword rule"],
+    [{ reason: "domain", match: "spam.example" }, 'Caught by a blocked domain "spam.example"'],
+    [{ reason: "something new" }, "Caught by the honeypot field"],
+  ])("%j -> %s", (spam, expected) => {
+    expect(spamReasonText(spam)).toBe(expected);
+  });
+});
+
+describe("spamCatch", () => {
+  const withSpam = (spam: unknown) => ({ record: { spam } }) as unknown as StoredBrief;
+
+  it("takes a well-formed spam field from the record, and nothing else", () => {
+    expect(spamCatch(withSpam({ reason: "keyword", match: "casino" }))).toEqual({
+      reason: "keyword",
+      match: "casino",
+    });
+    expect(spamCatch(withSpam({ reason: "honeypot" }))).toEqual({ reason: "honeypot" });
+    expect(spamCatch(withSpam(undefined))).toBeNull();
+    expect(spamCatch(withSpam({ match: "no reason" }))).toBeNull();
+    expect(spamCatch(withSpam("honeypot"))).toBeNull();
+  });
+});
+
+describe("briefPageAfter", () => {
+  const after = (url: string) => briefPageAfter("K7QM-3XD9-PTWA-84HC", new Request(url, { method: "POST" }));
+
+  it.each([
+    ["http://x/api/ops/briefs/K7QM-3XD9-PTWA-84HC/status", "/inbox/K7QM-3XD9-PTWA-84HC"],
+    [
+      "http://x/api/ops/briefs/K7QM-3XD9-PTWA-84HC/status?list=q%3Dnavy%26status%3Dnew%26page%3D2",
+      "/inbox/K7QM-3XD9-PTWA-84HC?status=new&q=navy&page=2",
+    ],
+    // Only the list's own filters, cleaned: nothing else rides along to the page.
+    [
+      "http://x/api/ops/briefs/K7QM-3XD9-PTWA-84HC/notes?list=status%3Dbogus%26from%3D2026-13-40%26next%3D%2F%2Fevil",
+      "/inbox/K7QM-3XD9-PTWA-84HC",
+    ],
+  ])("%s -> %s", (url, expected) => {
+    expect(after(url)).toBe(expected);
+  });
+});
