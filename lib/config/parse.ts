@@ -1,5 +1,5 @@
 import { parseEmail, parseWebhook } from "./channels";
-import { parseCronSecret, parseOpsOnTheWeb } from "./ops";
+import { parseCronSecret, parseOpsOnTheWeb, parseRetentionDays } from "./ops";
 import { configReader } from "./reader";
 import { parseSite } from "./site";
 import { parseStorageAndLimits } from "./storage";
@@ -22,6 +22,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const turnstile = parseTurnstile(reader);
   const visitorEmails = parseVisitorEmails(reader, visitorEmailFlags, { email, turnstile });
   const cronSecret = parseCronSecret(reader);
+  const retentionDays = parseRetentionDays(reader);
   const ops = parseOpsOnTheWeb(reader, visitorEmails.linkSigningSecret);
 
   const { problems, warnings } = reader;
@@ -48,6 +49,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     replyTo: visitorEmails.replyTo,
     acknowledgment: visitorEmails.acknowledgment,
     cronSecret,
+    retentionDays,
     ops,
     warnings,
   };

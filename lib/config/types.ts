@@ -48,6 +48,8 @@ export interface Config {
    * `EMAIL_REPLY_TO`, else the first `EMAIL_TO`; `null` when neither is set (no `Reply-To`).
    */
   acknowledgment: { replyTo: Mailbox | null } | null;
+  /** `RETENTION_DAYS`: briefs and spam older than this many days are erased by gc; `null`: kept forever. */
+  retentionDays: number | null;
   /** `CRON_SECRET`: the bearer token scheduled jobs (`/api/cron/*`) need; `null`: they answer 404. */
   cronSecret: string | null;
   /**
