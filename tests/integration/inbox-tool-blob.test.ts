@@ -156,7 +156,10 @@ describe("inbox tool on the Vercel Blob driver: gc", () => {
     expect(outside).toContain(`${brief.folder}/brief.json`);
 
     const again = await runInbox(["gc"], { env: inbox.env });
-    expect(again.stdout).toBe("No staged uploads older than 60 minutes found in the Vercel Blob inbox\n");
+    expect(again.stdout).toBe(
+      "No staged uploads older than 60 minutes found in the Vercel Blob inbox\n" +
+        "Briefs and spam are kept forever (RETENTION_DAYS is not set)\n",
+    );
   });
 
   it("removes an upload's spool file that a stopped process left in the temporary folder over an hour ago", async () => {

@@ -99,7 +99,8 @@ describe("inbox tool: the command line", () => {
     const result = await runInbox(["gc"], { env: { INBOX_DIR: dir } });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n`,
+      `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n` +
+        "Briefs and spam are kept forever (RETENTION_DAYS is not set)\n",
     );
   });
 
