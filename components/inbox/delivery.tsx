@@ -1,6 +1,6 @@
 import Link from "next/link";
-import type { AcknowledgmentOutcome, Delivery } from "@/lib/briefs";
-import { CHANNEL_NAMES, type ChannelName, type DeliveryOutcome } from "@/lib/notify";
+import type { AcknowledgmentDelivery, ChannelDelivery, Delivery } from "@/lib/briefs";
+import { CHANNEL_NAMES, type ChannelName } from "@/lib/notify";
 import { acknowledgmentResult } from "@/lib/ops";
 import { PostButton } from "./forms";
 import { focusRing } from "./shell";
@@ -10,26 +10,78 @@ import { LocalTime } from "./time";
  * A brief's notifications on its page: one row per channel with what happened and what can be
  * done about it. A failed channel offers "Retry now" (an attempt at once); a delivered one offers
  * "Send again", which first asks on the page itself (a link to a confirm step, so it works by
- * keyboard and without JavaScript, and nothing is sent twice by a slip). Each row is its own
- * component so that more of a channel's story (its state, its attempts) has one place to go.
+ * keyboard and without JavaScript, and nothing is sent twice by a slip). Each row tells the
+ * channel's state (delivered, retrying with its next attempt, failed) and folds its attempt log.
  */
 
 const actionLink = `inline-block rounded border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-ink hover:bg-slate-50 ${focusRing}`;
 
-/** The channel, its outcome and its time, in words. */
-function ChannelOutcome({ name, outcome }: { name: ChannelName; outcome: DeliveryOutcome }) {
+/** How many attempts, in words. */
+function attemptsText(count: number): string {
+  return `${count} ${count === 1 ? "attempt" : "attempts"}`;
+}
+
+/** The channel, its state and its time, in words. */
+function ChannelOutcome({
+  name,
+  outcome,
+}: {
+  name: ChannelName | "acknowledgment";
+  outcome: ChannelDelivery;
+}) {
+  const label = name === "acknowledgment" ? "Acknowledgment to the sender" : name;
   return (
     <span>
-      <span className="font-medium">{name}</span>{" "}
-      {outcome.ok ? (
+      <span className="font-medium">{label}</span>{" "}
+      {outcome.state === "delivered" ? (
         <span className="text-success">delivered</span>
+      ) : outcome.state === "retrying" ? (
+        <span className="text-warning">
+          retrying
+          {outcome.nextAttemptAt ? (
+            <>
+              {" "}
+              (next attempt <LocalTime iso={outcome.nextAttemptAt} seconds />)
+            </>
+          ) : null}
+          : {outcome.error ?? "no reason recorded"}
+        </span>
       ) : (
-        <span className="text-danger">failed: {outcome.error ?? "no reason recorded"}</span>
+        <span className="text-danger">
+          failed after {attemptsText(outcome.attempts)}: {outcome.error ?? "no reason recorded"}
+        </span>
       )}{" "}
       <span className="text-muted">
         (<LocalTime iso={outcome.at} seconds />)
       </span>
     </span>
+  );
+}
+
+/** The channel's attempts, newest first, folded: when, how it went, how long, what the other end answered. */
+function AttemptLog({ outcome }: { outcome: ChannelDelivery }) {
+  if (outcome.log.length === 0) return null;
+  const entries = [...outcome.log].reverse();
+  return (
+    <details className="w-full text-xs">
+      <summary className={`cursor-pointer text-muted ${focusRing}`}>
+        {attemptsText(outcome.attempts)}
+        {outcome.attempts > outcome.log.length ? ` (the last ${outcome.log.length} kept)` : ""}
+      </summary>
+      <ol className="mt-1 space-y-0.5">
+        {entries.map((entry, index) => (
+          <li key={`${entry.at}-${index}`} className="flex flex-wrap gap-x-2">
+            <LocalTime iso={entry.at} seconds />
+            <span className={entry.ok ? "text-success" : "text-danger"}>
+              {entry.ok ? "delivered" : "failed"}
+            </span>
+            <span className="text-muted">{entry.ms} ms</span>
+            {entry.status !== undefined ? <span className="text-muted">status {entry.status}</span> : null}
+            {entry.error ? <span className="break-words">{entry.error}</span> : null}
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }
 
@@ -40,14 +92,14 @@ function ChannelRow({
   againHref,
 }: {
   name: ChannelName;
-  outcome: DeliveryOutcome;
+  outcome: ChannelDelivery;
   act: (action: string) => string;
   againHref: string;
 }) {
   return (
     <li className="flex flex-wrap items-center justify-between gap-2 py-1.5">
       <ChannelOutcome name={name} outcome={outcome} />
-      {outcome.ok ? (
+      {outcome.state === "delivered" ? (
         <Link href={againHref} className={actionLink}>
           Send again<span className="sr-only"> to {name}</span>
         </Link>
@@ -56,16 +108,22 @@ function ChannelRow({
           Retry now<span className="sr-only"> ({name})</span>
         </PostButton>
       )}
+      <AttemptLog outcome={outcome} />
     </li>
   );
 }
 
 /** The acknowledgment to the sender (`CONTACT_ACKNOWLEDGE`): not a channel, listed after them. */
-function AcknowledgmentItem({ outcome }: { outcome: AcknowledgmentOutcome }) {
+function AcknowledgmentItem({ outcome }: { outcome: AcknowledgmentDelivery }) {
   const { result, reason } = acknowledgmentResult(outcome);
-  const tone = { sent: "text-success", suppressed: "text-muted", failed: "text-danger" }[result];
+  const tone = {
+    sent: "text-success",
+    suppressed: "text-muted",
+    retrying: "text-warning",
+    failed: "text-danger",
+  }[result];
   return (
-    <li className="py-1.5">
+    <li className="flex flex-wrap items-center gap-x-1 py-1.5">
       <span className="font-medium">Acknowledgment to the sender</span>{" "}
       <span className={tone}>
         {result}
@@ -74,6 +132,7 @@ function AcknowledgmentItem({ outcome }: { outcome: AcknowledgmentOutcome }) {
       <span className="text-muted">
         (<LocalTime iso={outcome.at} seconds />)
       </span>
+      <AttemptLog outcome={outcome} />
     </li>
   );
 }
@@ -86,7 +145,7 @@ function SendAgainConfirm({
   cancelHref,
 }: {
   name: ChannelName;
-  outcome: DeliveryOutcome;
+  outcome: ChannelDelivery;
   act: (action: string) => string;
   cancelHref: string;
 }) {

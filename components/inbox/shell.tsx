@@ -7,7 +7,7 @@ export type InboxSection = "inbox" | "spam" | "erase" | "audit";
 const SECTIONS: { id: InboxSection; href: string; label: string }[] = [
   { id: "inbox", href: "/inbox", label: "Inbox" },
   { id: "spam", href: "/inbox/spam", label: "Spam" },
-  { id: "erase", href: "/inbox/erase", label: "Erase an address" },
+  { id: "erase", href: "/inbox/erase", label: "A person's data" },
   { id: "audit", href: "/inbox/audit", label: "Audit log" },
 ];
 

@@ -1,6 +1,6 @@
 import type { ConfigReader } from "./reader";
 import type { Config } from "./types";
-import { isEmailAddress, list } from "./values";
+import { isEmailAddress, list, wholeNumber } from "./values";
 
 /** The shortest `CRON_SECRET` taken (Vercel asks for at least 16 random characters). */
 export const CRON_SECRET_MIN_LENGTH = 16;
@@ -14,6 +14,14 @@ export function parseCronSecret({ raw, problems }: ConfigReader): Config["cronSe
     );
   }
   return cronSecret;
+}
+
+/** The longest `RETENTION_DAYS` taken: a hundred years, past which "forever" is meant. */
+const RETENTION_DAYS_MAX = 36_500;
+
+/** `RETENTION_DAYS`: how many days gc keeps briefs and spam, or `null` (kept forever). */
+export function parseRetentionDays({ raw, read }: ConfigReader): Config["retentionDays"] {
+  return read(raw.RETENTION_DAYS, wholeNumber("RETENTION_DAYS", 1, RETENTION_DAYS_MAX), null);
 }
 
 /**

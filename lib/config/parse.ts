@@ -1,6 +1,6 @@
 import { parseEmail, parseWebhook } from "./channels";
 import { parseDeliveries } from "./deliveries";
-import { parseCronSecret, parseOpsOnTheWeb } from "./ops";
+import { parseCronSecret, parseOpsOnTheWeb, parseRetentionDays } from "./ops";
 import { configReader } from "./reader";
 import { parseSite } from "./site";
 import { parseStorageAndLimits } from "./storage";
@@ -24,6 +24,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const visitorEmails = parseVisitorEmails(reader, visitorEmailFlags, { email, turnstile });
   const deliveries = parseDeliveries(reader);
   const cronSecret = parseCronSecret(reader);
+  const retentionDays = parseRetentionDays(reader);
   const ops = parseOpsOnTheWeb(reader, visitorEmails.linkSigningSecret);
 
   const { problems, warnings } = reader;
@@ -52,6 +53,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     retrySchedule: deliveries.retrySchedule,
     qstash: deliveries.qstash,
     cronSecret,
+    retentionDays,
     ops,
     warnings,
   };

@@ -58,6 +58,8 @@ export interface Config {
    * delay; `null`: retries are made by this server (`after()`, the scheduler, the cron route).
    */
   qstash: { token: string; currentSigningKey: string; nextSigningKey: string; url: string | null } | null;
+  /** `RETENTION_DAYS`: briefs and spam older than this many days are erased by gc; `null`: kept forever. */
+  retentionDays: number | null;
   /** `CRON_SECRET`: the bearer token scheduled jobs (`/api/cron/*`) need; `null`: they answer 404. */
   cronSecret: string | null;
   /**

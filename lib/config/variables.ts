@@ -288,6 +288,16 @@ export const VARIABLES = [
       "The inbox on the web (/inbox): the comma-separated addresses allowed to sign in by an emailed link (compared lowercased; read at run time, so removing one ends its sessions on their next request). Needs LINK_SIGNING_SECRET, SMTP_URL and EMAIL_FROM: the start stops, naming what is missing. Unset: off, and every /inbox and /api/ops path answers 404 (docs/operations.md).",
   },
   {
+    name: "RETENTION_DAYS",
+    group: "The inbox",
+    default: "(none: kept forever)",
+    example: "",
+    summary:
+      "`gc` (the inbox tool, `GET /api/cron/gc`, and a long-lived server once an hour) erases briefs and spam entries received more than this many days ago, every file of each; a whole number from 1 to 36500 (see [retention](operations.md#retention))",
+    notes:
+      "How many days briefs and spam entries are kept: gc (the inbox tool, GET /api/cron/gc, and a long-lived server by itself once an hour) erases those received more than this many days ago, every file of each, and records each run that erased something in the audit log. A whole number from 1 to 36500. Unset: kept forever. Newsletter records still pending after 7 days are removed whatever this says (nobody consented).",
+  },
+  {
     name: "CRON_SECRET",
     group: "Scheduled jobs",
     default: "(none)",

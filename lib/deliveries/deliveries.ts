@@ -197,6 +197,7 @@ export class Deliveries {
     brief: { folder: string; record: BriefRecord },
     targets: readonly Target[],
     now = new Date(),
+    { again = false }: { again?: boolean } = {},
   ): Promise<AttemptResult[]> {
     const { store } = this.deps;
     return Promise.all(
@@ -207,13 +208,16 @@ export class Deliveries {
           now,
         );
         if (!claim.claimed) return { made: false, target, why: claim.why };
-        return this.attempt(claim.record, { manual: true });
+        return this.attempt(claim.record, { manual: true, again });
       }),
     );
   }
 
   /** One claimed attempt: made, logged, and what follows it recorded (the next due record, or the end). */
-  private async attempt(due: DueRecord, { manual }: { manual: boolean }): Promise<AttemptResult> {
+  private async attempt(
+    due: DueRecord,
+    { manual, again = false }: { manual: boolean; again?: boolean },
+  ): Promise<AttemptResult> {
     const { store } = this.deps;
     const { reference, folder, channel: target } = due;
     const record = await this.readBrief(folder);
@@ -223,7 +227,7 @@ export class Deliveries {
       return { made: false, target, why: "gone" };
     }
     const previous = (await this.readDelivery(folder))[target];
-    if (previous?.state === "delivered" || (previous?.state === "failed" && !manual)) {
+    if ((previous?.state === "delivered" && !again) || (previous?.state === "failed" && !manual)) {
       await store.delete(duePath(reference, target));
       return { made: false, target, why: "done" };
     }
@@ -232,13 +236,25 @@ export class Deliveries {
     let next = this.nextAttempt(target, record, previous, outcome, now);
     // Ops retrying a channel that had given up: one more try, not a new schedule.
     if (previous?.state === "failed") next = null;
-    const updated = recordAttempt(previous, outcome, next);
+    // Sent again by ops after it was delivered: logged, but a failure does not undo the delivery.
+    let updated = recordAttempt(previous, outcome, next);
+    if (previous?.state === "delivered" && !outcome.ok) {
+      updated = {
+        state: "delivered",
+        ok: true,
+        at: previous.at,
+        attempts: updated.attempts,
+        log: updated.log,
+      };
+    }
     if ((await this.readBrief(folder)) === null) {
       await store.delete(duePath(reference, target));
       return { made: false, target, why: "gone" };
     }
     await updateDelivery(store, folder, (current) => ({ ...current, [target]: updated }));
-    if (updated.state === "retrying") {
+    if (previous?.state === "delivered") {
+      await store.delete(duePath(reference, target));
+    } else if (updated.state === "retrying") {
       const rescheduled = { reference, folder, channel: target, dueAt: updated.nextAttemptAt! };
       await writeDue(store, rescheduled);
       await this.scheduled(rescheduled, false);

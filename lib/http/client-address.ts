@@ -1,4 +1,13 @@
+import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
+
+/**
+ * A client address as it is ever stored: HMAC-SHA256 with `IP_HASH_SALT` (hex), the same for a
+ * brief's `client.ipHash` and a subscriber's consent; `null` when the address is unknown.
+ */
+export function hashClientAddress(address: string | null, salt: string): string | null {
+  return address === null ? null : createHmac("sha256", salt).update(address).digest("hex");
+}
 
 /**
  * The client's address as the trusted proxies saw it: the entry `hops` places from the right of

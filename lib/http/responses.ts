@@ -100,7 +100,8 @@ export const healthBody = z.object({
 export const gcBody = z.object({
   ok: z.literal(true),
   removed: z.number().int().min(0).meta({
-    description: "How many staged uploads, claim markers and expired sign-in records were removed.",
+    description:
+      "How many staged uploads, claim markers, expired sign-in records, unfinished uploads' temporary files, briefs and spam entries past `RETENTION_DAYS` and subscriptions left pending for 7 days were removed.",
   }),
 });
 

@@ -9,8 +9,8 @@ export const NEWSLETTER_BODY_LIMIT = 16 * 1024;
 /**
  * A subscription request's JSON body to a valid subscription. Text that is not JSON, and JSON that
  * is not an object (an array, a string, `null`), is 400: neither has fields to point at. An object
- * that breaks a field rule is 422 with every broken field. Keys other than `email` and `topics` are
- * ignored.
+ * that breaks a field rule is 422 with every broken field. Keys other than `email`, `topics` and `page` are
+ * ignored; `page` is kept only when it keeps its rule.
  */
 export function parseSubscription(body: string): Subscription {
   const value = parseJsonObject(body, '{"email": "name@example.com"}');
@@ -28,6 +28,7 @@ export function parseSubscriptionForm(body: string): Subscription {
   const parsed = newsletterSchema.safeParse({
     email: form.get("email") ?? undefined,
     topics: form.getAll("topics"),
+    page: form.get("page") ?? undefined,
   });
   if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
   return parsed.data;

@@ -11,6 +11,7 @@ import {
 } from "../store";
 import type { Subscription, Topic } from "../schemas/newsletter";
 import { type Verification, VERIFICATIONS } from "../verification/types";
+import { type ConsentEvidence, consentOf } from "./evidence";
 
 /**
  * - `pending`: asked for, waiting for the address to confirm it (double opt-in);
@@ -42,6 +43,8 @@ export interface SubscriberRecord {
    * written before verification existed.
    */
   verification?: Verification;
+  /** The consent evidence of the latest request that (re)started the subscription; absent in older records. */
+  consent?: ConsentEvidence;
   /**
    * Random, new with every write of the record: how a writer recognises its own write when the
    * store's answer to it was lost, and the id of the change in webhook events. Absent in records
@@ -53,8 +56,11 @@ export interface SubscriberRecord {
 /** Every store call of one newsletter request together, so the answer comes within the contract's 10 s. */
 export const SUBSCRIBE_DEADLINE_MS = 8_000;
 
-/** A valid subscription and how its request's human check went (`off` when not given). */
-export type SubscriptionRequest = Subscription & { verification?: Verification };
+/**
+ * A valid subscription, how its request's human check went (`off` when not given) and the salted
+ * hash of its client address (`null` or absent: unknown).
+ */
+export type SubscriptionRequest = Subscription & { verification?: Verification; ipHash?: string | null };
 
 /** The sha256 (hex) of the lowercased address: the subscriber's id, in its path and in link tokens. */
 export function subscriberId(email: string): string {
@@ -127,6 +133,7 @@ export async function subscribe(
         confirmedAt: doubleOptIn ? null : at,
         unsubscribedAt: null,
         verification: subscription.verification ?? "off",
+        consent: consentOf(subscription, at, doubleOptIn),
         revision: newRevision(),
       };
       creates.push(record.revision ?? "");
@@ -148,6 +155,7 @@ export async function subscribe(
         topics,
         status: "pending",
         updatedAt: at,
+        consent: consentOf(subscription, at, true),
         revision: newRevision(),
       };
       return { write: serialize(record), result: { status: "pending", record } };
@@ -158,6 +166,7 @@ export async function subscribe(
       status: "confirmed",
       updatedAt: at,
       confirmedAt: at,
+      consent: consentOf(subscription, at, false),
       revision: newRevision(),
     };
     return { write: serialize(record), result: { status: "subscribed", record } };
@@ -192,6 +201,7 @@ export async function confirmSubscriber(
       status: "confirmed",
       updatedAt: at,
       confirmedAt: at,
+      ...(stored.consent ? { consent: { ...stored.consent, confirmedAt: at } } : {}),
       revision: newRevision(),
     };
     return { write: serialize(record), result: { outcome: "confirmed", record } };

@@ -339,7 +339,7 @@ export const OPERATIONS: OperationSpec[] = [
     tag: "Jobs",
     summary: "Remove uploads no brief claimed",
     description:
-      "The inbox tool's `gc` for Vercel Cron: removes the files uploaded ahead of a form (and their claim markers) that no brief claimed within an hour, the inbox on the web's expired sessions and spent-link markers (kept in the store without Redis), and the temporary files of uploads that a stopped server left unfinished (untouched for an hour). Off until `CRON_SECRET` is set; then the request must carry `Authorization: Bearer <CRON_SECRET>`, which Vercel sends with each scheduled call. No rate limit: the secret is the authority.",
+      "The inbox tool's `gc` for Vercel Cron: removes the files uploaded ahead of a form (and their claim markers) that no brief claimed within an hour, the inbox on the web's expired sessions and spent-link markers (kept in the store without Redis), the temporary files of uploads that a stopped server left unfinished (untouched for an hour), the briefs and spam entries received more than `RETENTION_DAYS` days ago (every file of each; unset: kept forever; a run that erased any writes one audit entry, `retention`), and the newsletter records still pending 7 days after their last request. Off until `CRON_SECRET` is set; then the request must carry `Authorization: Bearer <CRON_SECRET>`, which Vercel sends with each scheduled call. No rate limit: the secret is the authority.",
     ok: { description: "What was removed.", schema: named("GarbageCollected", gcBody) },
     errors: ["unauthorized", "not_found", "storage_unavailable", "internal_error"],
     when: {

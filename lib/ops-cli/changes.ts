@@ -7,6 +7,7 @@ import {
   changeStatus,
   collectGarbage,
   eraseAddress,
+  type GarbageCollected,
   needsRedelivery,
   OpsError,
   planErase,
@@ -102,12 +103,16 @@ export async function gc(invocation: Invocation, context: CommandContext): Promi
   const verb = invocation.dryRun ? "would remove" : "removed";
   const printExpired = (record: ObjectInfo, what: string) =>
     write(stdout, `${verb}  ${printable(record.path)}  (${what} ${record.uploadedAt.toISOString()})\n`);
+  const problems = problemReporter(context.stderr);
   const collected = await collectGarbage(
     { store: context.store, collectExpiredSignIns },
     {
       now: context.now(),
       dryRun: invocation.dryRun,
       inOrder: true,
+      retentionDays: context.config.retentionDays,
+      actor: actor(invocation),
+      onProblem: problems.report,
       onStagedUpload: (upload) => printExpired(upload, `${formatBytes(upload.size)}, uploaded`),
       onExpiredSignIn: (record) => printExpired(record, "expired, written"),
     },
@@ -141,11 +146,37 @@ export async function gc(invocation: Invocation, context: CommandContext): Promi
       `${expired.length} expired sign-in record${expired.length === 1 ? "" : "s"} of the inbox on the web ${done}\n`,
     );
   }
-  return 0;
+  await describeRetention(collected.retention, invocation.dryRun, context);
+  return problems.count > 0 ? 1 : 0;
+}
+
+/** What retention erased (or would): each folder, then the counts, and whether it is on at all. */
+async function describeRetention(
+  { briefs, spam, pendingSubscribers }: GarbageCollected["retention"],
+  dryRun: boolean,
+  { stdout, config }: CommandContext,
+): Promise<void> {
+  const verb = dryRun ? "would erase" : "erased";
+  for (const folder of [...briefs, ...spam, ...pendingSubscribers]) {
+    await write(stdout, `${verb}  ${printable(folder)}\n`);
+  }
+  const days = config.retentionDays;
+  await write(
+    stdout,
+    days === null
+      ? "Briefs and spam are kept forever (RETENTION_DAYS is not set)\n"
+      : `${briefs.length} brief${briefs.length === 1 ? "" : "s"} and ${spam.length} spam ${spam.length === 1 ? "entry" : "entries"} older than ${days} days ${dryRun ? "would be erased" : "erased"}\n`,
+  );
+  if (pendingSubscribers.length > 0) {
+    await write(
+      stdout,
+      `${pendingSubscribers.length} subscription${pendingSubscribers.length === 1 ? "" : "s"} left unconfirmed for 7 days ${dryRun ? "would be removed" : "removed"}\n`,
+    );
+  }
 }
 
 /** Who the audit log names for a change made with the tool. */
-function actor(invocation: Invocation): string {
+export function actor(invocation: Invocation): string {
   if (invocation.by !== null) return invocation.by;
   let user = "unknown";
   try {

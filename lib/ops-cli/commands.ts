@@ -32,6 +32,7 @@ import {
   write,
 } from "./context";
 import { briefDetails } from "./details";
+import { person } from "./person";
 import type { CommandName, Invocation } from "./invocation";
 import {
   SUBSCRIBER_COLUMNS,
@@ -242,5 +243,6 @@ export const COMMANDS = {
   status: setBriefStatus,
   note,
   erase: eraseEverything,
+  person,
   audit,
 } satisfies Record<CommandName, Command>;

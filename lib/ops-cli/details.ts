@@ -1,6 +1,6 @@
 import { formatBytes } from "../format";
 import { CHANNEL_NAMES } from "../notify";
-import { type Delivery } from "../briefs";
+import { type ChannelDelivery, type Delivery } from "../briefs";
 import {
   acknowledgmentResult,
   budgetLabel,
@@ -105,13 +105,40 @@ function deliveryDetails(brief: StoredBrief): string[] {
     const outcome = delivery[name];
     if (!outcome) continue;
     const reason = outcome.ok ? null : (outcome.error ?? "no reason recorded");
-    lines.push(line(name, outcome.ok ? "✓ delivered" : "✗ failed", outcome.at, reason));
+    const result = { delivered: "✓ delivered", retrying: "↻ retrying", failed: "✗ failed" }[outcome.state];
+    lines.push(line(name, result, outcome.at, reason), ...attemptLines(outcome));
   }
   if (names.length === 0) lines.push("  no channel was configured");
   if (acknowledgment) {
     const { result, reason } = acknowledgmentResult(acknowledgment);
-    const mark = { sent: "✓", suppressed: "–", failed: "✗" }[result];
-    lines.push(line("acknowledgment", `${mark} ${result}`, acknowledgment.at, reason));
+    const mark = { sent: "✓", suppressed: "–", retrying: "↻", failed: "✗" }[result];
+    lines.push(
+      line("acknowledgment", `${mark} ${result}`, acknowledgment.at, reason),
+      ...attemptLines(acknowledgment),
+    );
   }
+  return lines;
+}
+
+/**
+ * A channel's attempts under its line, oldest first, once there is more to say than its one line:
+ * several attempts, or the next one due.
+ */
+function attemptLines(outcome: ChannelDelivery): string[] {
+  const lines: string[] = [];
+  if (outcome.attempts > 1 || outcome.state === "retrying") {
+    const kept = outcome.attempts > outcome.log.length ? `, the last ${outcome.log.length} kept` : "";
+    lines.push(`    ${outcome.attempts} ${outcome.attempts === 1 ? "attempt" : "attempts"}${kept}:`);
+    for (const entry of outcome.log) {
+      const status = entry.status === undefined ? "" : `  status ${entry.status}`;
+      const error = entry.error === undefined ? "" : `  ${entry.error}`;
+      lines.push(
+        printable(
+          `      ${utcTime(entry.at, true)} UTC  ${entry.ok ? "✓" : "✗"}  ${entry.ms} ms${status}${error}`,
+        ),
+      );
+    }
+  }
+  if (outcome.nextAttemptAt) lines.push(`    next attempt ${utcTime(outcome.nextAttemptAt, true)} UTC`);
   return lines;
 }

@@ -31,6 +31,7 @@ const OPTIONS = {
   status: { options: { ...BY }, positionals: [2, 2] },
   note: { options: { ...BY }, positionals: [2, 2] },
   erase: { options: { ...BY, confirm: { type: "string" } }, positionals: [1, 1] },
+  person: { options: { ...BY, erase: { type: "boolean" } }, positionals: [1, 1] },
   audit: { options: { limit: { type: "string" }, json: { type: "boolean" } }, positionals: [0, 0] },
 } satisfies Record<string, { options: OptionSpec; positionals: [number, number] }>;
 
@@ -46,6 +47,7 @@ const MISSING_ARGUMENTS: Record<string, string> = {
   status: "status takes a brief reference and new, handled or archived",
   note: "note takes a brief reference and the note's text",
   erase: "erase takes an email address",
+  person: "person takes an email address",
 };
 
 /** What a command was asked, checked: values are only those the command can use. */
@@ -68,7 +70,9 @@ export interface Invocation {
   briefStatus: BriefStatus | null;
   /** `note`: its text. */
   text: string | null;
-  /** `erase`: the address, and the same typed again to go ahead. */
+  /** `person --erase`: erase the address's data once it is printed. */
+  erase: boolean;
+  /** `erase` and `person`: the address; `erase`: the same typed again to go ahead. */
   address: string | null;
   confirm: string | null;
   /** Who the audit log names for a change; `null`: the tool's user. */
@@ -119,7 +123,8 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
 
   let reference: string | null = null;
   const typed = positionals[0];
-  if (typed !== undefined && command !== "erase") {
+  const takesAddress = command === "erase" || command === "person";
+  if (typed !== undefined && !takesAddress) {
     reference = parseReference(typed);
     if (reference === null) {
       throw new UsageError(
@@ -160,9 +165,9 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     const problem = noteProblem(second);
     if (problem) throw new UsageError(`note: ${problem}`);
   }
-  const address = command === "erase" ? (positionals[0] ?? "").trim() : null;
+  const address = takesAddress ? (positionals[0] ?? "").trim() : null;
   if (address !== null && !z.email().safeParse(address).success) {
-    throw new UsageError(`erase takes an email address, got "${address}"`);
+    throw new UsageError(`${command} takes an email address, got "${address}"`);
   }
   const limitText = text("limit");
   if (limitText !== null && !/^[1-9]\d{0,5}$/.test(limitText)) {
@@ -188,6 +193,7 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     failed: flag("failed"),
     acknowledgment: flag("acknowledgment"),
     dryRun: flag("dry-run"),
+    erase: flag("erase"),
     status: status as SubscriberStatus | "all",
     briefStatus,
     text: command === "note" ? second : null,

@@ -30,14 +30,19 @@ Commands:
   erase <address> [--confirm <address>] [--by NAME]
       Shows how many briefs, spam entries and subscriber records come from the address; with
       --confirm and the same address typed again, removes every file of them (right to erasure).
+  person <address> [--erase] [--by NAME]
+      Prints what the inbox holds about the address as JSON (right of access): its briefs and
+      spam entries with their state and delivery records (attachments by name, size and SHA-256,
+      never their bytes) and its subscriber record. --erase then removes all of it, as erase does.
   audit [--limit N] [--json]
       The audit log, newest first (sign-ins, downloads, exports, status, notes, erasures...).
   gc [--dry-run]
       Removes files uploaded ahead of a form (Blob inbox, staging/) that no brief claimed within
       an hour, and the inbox on the web's expired sessions and spent sign-in links (kept in the
-      store without Redis). --dry-run only lists them.
+      store without Redis); the briefs and spam entries received more than RETENTION_DAYS days ago
+      (unset: kept forever); and subscriptions still pending after 7 days. --dry-run only lists them.
 
-status, note and erase are recorded in the audit log as --by, else as ops-tool:<your user name>.
+status, note, erase, person and gc's erasures are recorded in the audit log as --by, else as ops-tool:<your user name>.
 A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).
 Exit status: 0 done; 1 failed (not found, damaged file, a delivery still failing, unreadable
 records, the inbox unreachable); 2 wrong usage.

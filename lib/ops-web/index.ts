@@ -21,6 +21,8 @@ export {
   startSession,
 } from "./sign-in";
 export { hashId, type OpsSession, type SessionStore, type SpentLinks } from "./sessions";
+export { GC_INTERVAL_MS, startHourlyGc } from "./hourly-gc";
+export { runRetentionGc, type ScheduledGcServices } from "./scheduled-gc";
 
 /**
  * The inbox on the web's integrations, when `OPS_EMAILS` is set (the start made sure the link

@@ -9,7 +9,8 @@ import { mapLimit } from "./reader";
  * The audit log: one object per event, `audit/YYYY/MM/DD/<time>-<random>.json`, created with
  * create-if-absent and never changed, so no two writers can overwrite each other's entry. The
  * web inbox and the ops tool write the same entries; `actor` is the signed-in address (the tool:
- * `--by`). An erase records the address's SHA-256 and the counts, never the address itself.
+ * `--by`). An erase or a person's export records the address's SHA-256 (and the counts), never
+ * the address itself; a retention run, how many briefs and spam entries it erased.
  */
 
 export const AUDIT_ACTIONS = [
@@ -22,6 +23,8 @@ export const AUDIT_ACTIONS = [
   "not-spam",
   "redeliver",
   "erase",
+  "export-person",
+  "retention",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

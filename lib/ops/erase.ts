@@ -81,19 +81,27 @@ export async function removeFolder(store: ObjectStore, folder: string): Promise<
   for (const path of paths) if (path !== brief) await store.delete(path);
 }
 
+/**
+ * Erases brief folders of one kind, every file of each, and rebuilds the month indexes that
+ * summarised them: what both an erasure and retention go through, so each erases a brief alike.
+ */
+export async function eraseFolders(
+  store: ObjectStore,
+  kind: Folder,
+  folders: readonly string[],
+): Promise<void> {
+  for (const folder of folders) await removeFolder(store, folder);
+  // The index held the erased briefs' text: remove it, then rebuild it from what is left.
+  for (const month of new Set(folders.map(monthOf))) {
+    await store.delete(indexPath(kind, month));
+    await monthSummaries(store, kind, month);
+  }
+}
+
 /** Carries out a plan made by `planErase`. */
 export async function erase(store: ObjectStore, plan: ErasePlan): Promise<EraseResult> {
-  for (const [kind, folders] of [
-    ["briefs", plan.briefs],
-    ["spam", plan.spam],
-  ] as const) {
-    for (const folder of folders) await removeFolder(store, folder);
-    // The index held the erased briefs' text: remove it, then rebuild it from what is left.
-    for (const month of new Set(folders.map(monthOf))) {
-      await store.delete(indexPath(kind, month));
-      await monthSummaries(store, kind, month);
-    }
-  }
+  await eraseFolders(store, "briefs", plan.briefs);
+  await eraseFolders(store, "spam", plan.spam);
   if (plan.subscriber) await store.delete(subscriberPath(plan.email));
   return {
     emailSha256: plan.emailSha256,

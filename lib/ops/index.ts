@@ -10,6 +10,7 @@ export { eraseAddress } from "./actions/erase";
 export { exportBriefs } from "./actions/export";
 export { collectGarbage, type GarbageCollected, type GarbageOptions, type Housekeeping } from "./actions/gc";
 export { markNotSpam, type NotSpamResult } from "./actions/not-spam";
+export { exportPerson } from "./actions/person";
 export { redeliverOne } from "./actions/redeliver";
 export {
   AUDIT_ACTIONS,
@@ -23,7 +24,7 @@ export {
 } from "./audit";
 export { csvCell, csvRecord } from "./csv";
 export type { Acting, InboxStore, NotifyingInbox } from "./deps";
-export { erase, type ErasePlan, type EraseResult, planErase } from "./erase";
+export { erase, type ErasePlan, type EraseResult, eraseFolders, planErase } from "./erase";
 export { InboxRecordError, OpsError } from "./errors";
 export { EXPORT_COLUMNS, EXPORT_CSV_HEADER, exportCsvRecord, exportRow, type ExportRow } from "./export";
 export {
@@ -45,6 +46,7 @@ export {
   readBriefs,
   readSubscribers,
 } from "./reader";
+export type { PersonBrief, PersonData } from "./person";
 export type { StoredBrief } from "./records";
 export {
   needsRedelivery,
@@ -54,6 +56,7 @@ export {
   type RedeliveryResult,
   stillFailing,
 } from "./redeliver";
+export { applyRetention, PENDING_SUBSCRIBER_MAX_AGE_MS, type RetentionResult } from "./retention";
 export {
   type BriefFilter,
   type BriefPage,

@@ -49,7 +49,7 @@ export function spamReasonText(spam: { reason: string; match?: string | null } |
 }
 
 /**
- * One line on how notifying ops went: `webhook ✓ email ✗`; `none configured` when no channel was
+ * One line on how notifying ops went: `webhook ✓ email ✗` (`↻`: retrying on the schedule); `none configured` when no channel was
  * set up at the time; `pending` when there is no `delivery.json` (the notifications never ended,
  * or are still running); `not sent (spam)` for what the honeypot caught.
  */
@@ -58,7 +58,8 @@ export function deliveryStatus(brief: Pick<StoredBrief, "kind" | "delivery">): s
   if (brief.delivery === null) return "pending";
   const parts = CHANNEL_NAMES.flatMap((name) => {
     const outcome = brief.delivery?.[name];
-    return outcome ? [`${name} ${outcome.ok ? "✓" : "✗"}`] : [];
+    if (!outcome) return [];
+    return [`${name} ${{ delivered: "✓", retrying: "↻", failed: "✗" }[outcome.state]}`];
   });
   return parts.length > 0 ? parts.join(" ") : "none configured";
 }
@@ -68,11 +69,13 @@ export function deliveryStatus(brief: Pick<StoredBrief, "kind" | "delivery">): s
  * on purpose: the 10-minute window, or verification that did not pass) or `failed`, with the
  * reason `delivery.json` records for the last two.
  */
-export function acknowledgmentResult(outcome: AcknowledgmentOutcome): {
-  result: "sent" | "suppressed" | "failed";
+export function acknowledgmentResult(outcome: AcknowledgmentOutcome & { state?: string }): {
+  result: "sent" | "suppressed" | "retrying" | "failed";
   reason: string | null;
 } {
   if (outcome.ok) return { result: "sent", reason: null };
+  if (outcome.state === "retrying")
+    return { result: "retrying", reason: outcome.error ?? "no reason recorded" };
   return {
     result: outcome.suppressed ? "suppressed" : "failed",
     reason: outcome.error ?? "no reason recorded",

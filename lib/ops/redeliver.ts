@@ -160,7 +160,7 @@ export async function redeliverBrief(
   }
   let attempts: AttemptResult[];
   try {
-    attempts = await deliveries.retryNow(brief, targets, now);
+    attempts = await deliveries.retryNow(brief, targets, now, { again: options.channel !== undefined });
   } catch (error) {
     result.error = `not sent: ${describeFailure(error)}`;
     return result;

@@ -19,7 +19,7 @@ import {
 /**
  * The inbox on the web in real Chromium, by keyboard alone: sign in through the emailed link,
  * search, open a brief, mark it handled, add a note, download the attachment, move a spam catch
- * to the inbox, erase an address, sign out; axe finds nothing on any page, and nothing is wider
+ * to the inbox, find an address's data, download it and erase it, sign out; axe finds nothing on any page, and nothing is wider
  * than a phone, and no page logs a console error or a CSP violation under the inbox's nonce policy
  * (the shortcuts are the pages' own scripts at work). The app is a `next start` of its own with
  * its own inbox and a real SMTP server.
@@ -201,15 +201,33 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
     caught.record,
   );
 
-  await tabTo(page, page.getByRole("link", { name: "Erase an address" }));
+  await tabTo(page, page.getByRole("link", { name: "A person's data" }));
   await page.keyboard.press("Enter");
-  await expectNoViolations(page, "the erase page");
-  await tabTo(page, page.getByLabel("Address to erase"));
+  await expect(page.getByRole("heading", { name: "A person's data" })).toBeVisible();
+  await expectNoViolations(page, "a person's data");
+  await tabTo(page, page.getByLabel("Address", { exact: true }));
   await page.keyboard.type("erase.me@client.example");
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("erase-counts")).toContainText("1 brief");
-  await expectNoViolations(page, "the erase page with what matches");
-  await tabTo(page, page.getByLabel("Type the address again to confirm"));
+  // Found by a POST: the address is in no URL.
+  expect(page.url()).toBe(`${app.url}/inbox/erase`);
+  await expectNoViolations(page, "a person's data, with what matches");
+
+  await tabTo(page, page.getByRole("button", { name: "Download (JSON)" }));
+  const downloading = page.waitForEvent("download");
+  await page.keyboard.press("Enter");
+  const download = await downloading;
+  expect(download.suggestedFilename()).toMatch(/^person-\d{4}-\d{2}-\d{2}\.json$/);
+  const exported = JSON.parse(await readFile(await download.path(), "utf8")) as {
+    address: string;
+    briefs: { brief: { email: string } }[];
+    spam: unknown[];
+    subscriber: unknown;
+  };
+  expect(exported).toMatchObject({ address: "erase.me@client.example", spam: [], subscriber: null });
+  expect(exported.briefs.map((entry) => entry.brief.email)).toEqual(["erase.me@client.example"]);
+
+  await tabTo(page, page.getByLabel("To erase, type the address again"));
   await page.keyboard.type("erase.me@client.example");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("status")).toContainText("Erased 1 briefs, 0 spam entries");
@@ -217,6 +235,7 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await tabTo(page, page.getByRole("link", { name: "Audit log" }));
   await page.keyboard.press("Enter");
   await expect(page.getByRole("cell", { name: "erase", exact: true })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "export-person", exact: true })).toBeVisible();
   await expectNoViolations(page, "the audit log");
 
   // On a phone: nothing wider than the screen, the brief above its list.

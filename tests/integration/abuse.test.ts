@@ -801,6 +801,7 @@ describe("after the abuse", () => {
       const record = JSON.parse(await readFile(join(inbox, file), "utf8")) as Record<string, unknown>;
       expect(Object.keys(record).sort()).toEqual([
         "confirmedAt",
+        "consent",
         "email",
         "revision",
         "status",

@@ -1,8 +1,12 @@
 import { readdir, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { subscribe, subscriberPath } from "@/lib/newsletter";
+import { readAudit } from "@/lib/ops";
+import { FilesystemStore } from "@/lib/store/filesystem";
 import { blobEnv } from "../support/blob-app";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
+import { storeBrief } from "../support/ops";
 import { type AppServer, startApp, tempDir } from "../support/server";
 
 /**
@@ -145,5 +149,47 @@ describe("GET /api/cron/gc", () => {
     }
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(standIn.objects.has("staging/0000000000000000000000000000000f/old.pdf")).toBe(true);
+  });
+});
+
+describe("GET /api/cron/gc with RETENTION_DAYS", () => {
+  let retaining: AppServer;
+  let store: FilesystemStore;
+
+  beforeAll(async () => {
+    const dir = await tempDir("cron-retention-");
+    store = new FilesystemStore(dir);
+    retaining = await startApp({ INBOX_DIR: dir, CRON_SECRET: SECRET, RETENTION_DAYS: "30" });
+  });
+
+  afterAll(async () => {
+    await retaining?.stop();
+  });
+
+  it("erases the briefs and spam past it and the subscriptions pending for 7 days, audited once as cron", async () => {
+    const day = 86_400_000;
+    const ago = (days: number) => new Date(Date.now() - days * day);
+    const old = await storeBrief(store, { receivedAt: ago(31).toISOString() });
+    const kept = await storeBrief(store, { receivedAt: ago(29).toISOString() });
+    const oldSpam = await storeBrief(store, { receivedAt: ago(45).toISOString(), folder: "spam" });
+    await subscribe(store, { email: "stale@example.com", topics: [] }, ago(8), undefined, {
+      doubleOptIn: true,
+    });
+    await subscribe(store, { email: "loyal@example.com", topics: [] }, ago(60));
+
+    const response = await gc(retaining, `Bearer ${SECRET}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, removed: 3 });
+    expect(await store.get(`${old.folder}/brief.json`)).toBeNull();
+    expect(await store.get(`${oldSpam.folder}/brief.json`)).toBeNull();
+    expect(await store.get(`${kept.folder}/brief.json`)).not.toBeNull();
+    expect(await store.get(subscriberPath("stale@example.com"))).toBeNull();
+    expect(await store.get(subscriberPath("loyal@example.com"))).not.toBeNull();
+    expect(await readAudit(store)).toEqual([
+      { at: expect.any(String), actor: "cron", action: "retention", target: "1 briefs, 1 spam" },
+    ]);
+
+    expect(await (await gc(retaining, `Bearer ${SECRET}`)).json()).toEqual({ ok: true, removed: 0 });
+    expect(await readAudit(store)).toHaveLength(1);
   });
 });

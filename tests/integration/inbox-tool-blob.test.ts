@@ -6,6 +6,7 @@ import { createStore } from "@/lib/store";
 import { routeBlobStorageTo } from "../support/blob-routing.mjs";
 import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { describeInboxTool } from "../support/inbox-tool-suite";
+import { describeRetentionAndPersonData } from "../support/retention-suite";
 import { runInbox, storeBrief } from "../support/ops";
 import { tempDir } from "../support/server";
 
@@ -60,6 +61,7 @@ async function openBlobInbox() {
 }
 
 describeInboxTool({ name: "Vercel Blob", open: openBlobInbox });
+describeRetentionAndPersonData({ name: "Vercel Blob", open: openBlobInbox });
 
 describe("inbox tool on the Vercel Blob driver: what it asks of the store", () => {
   it("reads through the SDK, following list pages, and only downloads what it shows", async () => {
@@ -154,7 +156,10 @@ describe("inbox tool on the Vercel Blob driver: gc", () => {
     expect(outside).toContain(`${brief.folder}/brief.json`);
 
     const again = await runInbox(["gc"], { env: inbox.env });
-    expect(again.stdout).toBe("No staged uploads older than 60 minutes found in the Vercel Blob inbox\n");
+    expect(again.stdout).toBe(
+      "No staged uploads older than 60 minutes found in the Vercel Blob inbox\n" +
+        "Briefs and spam are kept forever (RETENTION_DAYS is not set)\n",
+    );
   });
 
   it("removes an upload's spool file that a stopped process left in the temporary folder over an hour ago", async () => {

@@ -9,11 +9,12 @@ import { createStore } from "@/lib/store";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
 import { describeInboxTool } from "../support/inbox-tool-suite";
+import { describeRetentionAndPersonData } from "../support/retention-suite";
 import { runInbox, storeBrief } from "../support/ops";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
-describeInboxTool({
+const filesystemBackend = {
   name: "filesystem",
   async open() {
     const dir = await tempDir("ops-inbox-");
@@ -26,7 +27,10 @@ describeInboxTool({
       close: () => rm(dir, { recursive: true, force: true }),
     };
   },
-});
+};
+
+describeInboxTool(filesystemBackend);
+describeRetentionAndPersonData(filesystemBackend);
 
 describe("inbox tool: the command line", () => {
   it("--help prints the usage on stdout and exits 0, through the npm script too", async () => {
@@ -95,7 +99,8 @@ describe("inbox tool: the command line", () => {
     const result = await runInbox(["gc"], { env: { INBOX_DIR: dir } });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n`,
+      `No staged uploads older than 60 minutes found in the filesystem inbox ${dir}\n` +
+        "Briefs and spam are kept forever (RETENTION_DAYS is not set)\n",
     );
   });
 

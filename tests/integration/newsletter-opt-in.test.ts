@@ -216,6 +216,14 @@ describe.each<[string, () => Promise<InboxUnderTest>]>([
     expect(await first.json()).toEqual({ ok: true, status: "confirmed" });
     const record = await inbox.read(email);
     expect(record).toMatchObject({ status: "confirmed", confirmedAt: expect.any(String) });
+    // The consent's evidence: written at the request, its confirmation added by the button.
+    expect(record?.consent).toEqual({
+      at: record?.subscribedAt,
+      method: "double",
+      ipHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      verification: "off",
+      confirmedAt: record?.confirmedAt,
+    });
 
     const again = await postConfirm(app.url, { token });
     expect(await again.json()).toEqual({ ok: true, status: "already-subscribed" });

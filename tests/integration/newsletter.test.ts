@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
 import { relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,10 +21,13 @@ const TOPICS = [
 
 let app: AppServer;
 let inbox: string;
+/** Known here, so a consent's client hash can be checked. */
+const SALT = "newsletter-test-salt";
+const clientHash = (address: string) => createHmac("sha256", SALT).update(address).digest("hex");
 
 beforeAll(async () => {
   inbox = await tempDir();
-  app = await startApp({ INBOX_DIR: inbox });
+  app = await startApp({ INBOX_DIR: inbox, IP_HASH_SALT: SALT });
 });
 
 afterAll(async () => {
@@ -79,6 +83,12 @@ describe("POST /api/newsletter: subscribing", () => {
       verification: "off",
       confirmedAt: record.subscribedAt,
       unsubscribedAt: null,
+      consent: {
+        at: record.subscribedAt,
+        method: "single",
+        ipHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        verification: "off",
+      },
       revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     const subscribedAt = Date.parse(record.subscribedAt as string);
@@ -155,10 +165,39 @@ describe("POST /api/newsletter: subscribing", () => {
       verification: "off",
       confirmedAt: first.subscribedAt,
       unsubscribedAt: null,
+      // The consent given by the first request stands.
+      consent: first.consent,
       revision: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(Date.parse(merged.updatedAt as string)).toBeGreaterThan(Date.parse(first.updatedAt as string));
     expect(merged.revision).not.toBe(first.revision);
+  });
+
+  it("records the consent's evidence: the form's page, the client's salted hash; a bad page is dropped, never refused", async () => {
+    const email = freshEmail();
+    const response = await postNewsletter(
+      app.url,
+      { email, page: "/journal/on-quantum?utm_source=mastodon" },
+      { "x-forwarded-for": "203.0.113.77" },
+    );
+    expect(await response.json()).toEqual({ ok: true, status: "subscribed" });
+    const record = await readSubscriber(inbox, email);
+    expect(record.consent).toEqual({
+      at: record.subscribedAt,
+      method: "single",
+      page: "/journal/on-quantum?utm_source=mastodon",
+      ipHash: clientHash("203.0.113.77"),
+      verification: "off",
+    });
+    expect(JSON.stringify(record)).not.toContain("203.0.113.77");
+
+    for (const page of [`/${"x".repeat(500)}`, "/a\r\nSet-Cookie: x=1", 42]) {
+      const other = freshEmail();
+      const accepted = await postNewsletter(app.url, { email: other, page });
+      expect(await accepted.json()).toEqual({ ok: true, status: "subscribed" });
+      const consent = (await readSubscriber(inbox, other)).consent as Record<string, unknown>;
+      expect(consent).not.toHaveProperty("page");
+    }
   });
 
   it("gives exactly one 'subscribed' to 20 concurrent first requests for one address", async () => {
@@ -198,8 +237,11 @@ describe("POST /api/newsletter: subscribing", () => {
         "confirmedAt",
         "unsubscribedAt",
         "verification",
+        "consent",
       ].sort(),
     );
+    // The record's consent is its evidence, never what the body said.
+    expect((await readSubscriber(inbox, email)).consent).toMatchObject({ method: "single" });
   });
 
   it.each(["application/json; charset=utf-8", "application/json;charset=UTF-8", "Application/JSON"])(
@@ -578,10 +620,13 @@ describe("POST /api/newsletter: the footer form without JavaScript", () => {
     });
 
   it("subscribes a form-encoded post and redirects (303) to the newsletter page", async () => {
-    const first = await navigate(formBody("Native@Example.com", ["AI", "Quantum"]));
+    const first = await navigate(`${formBody("Native@Example.com", ["AI", "Quantum"])}&page=%2Fabout`);
     expect(first.status).toBe(303);
     expect(first.headers.get("location")).toBe("/newsletter?status=subscribed");
-    expect(await readSubscriber(inbox, "native@example.com")).toMatchObject({ topics: ["AI", "Quantum"] });
+    expect(await readSubscriber(inbox, "native@example.com")).toMatchObject({
+      topics: ["AI", "Quantum"],
+      consent: { method: "single", page: "/about" },
+    });
 
     const again = await navigate(formBody("native@example.com"));
     expect(again.headers.get("location")).toBe("/newsletter?status=already-subscribed");

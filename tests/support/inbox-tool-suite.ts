@@ -680,6 +680,12 @@ export function describeInboxTool(backend: InboxBackend): void {
             confirmedAt: "2025-02-01T10:00:00.000Z",
             unsubscribedAt: null,
             verification: "unavailable",
+            consent: {
+              at: "2025-02-01T10:00:00.000Z",
+              method: "single",
+              ipHash: null,
+              verification: "unavailable",
+            },
           },
           {
             email: "ada@example.com",
@@ -690,6 +696,12 @@ export function describeInboxTool(backend: InboxBackend): void {
             confirmedAt: "2025-01-01T10:00:00.000Z",
             unsubscribedAt: null,
             verification: "passed",
+            consent: {
+              at: "2025-01-01T10:00:00.000Z",
+              method: "single",
+              ipHash: null,
+              verification: "passed",
+            },
           },
         ]);
       });

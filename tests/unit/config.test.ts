@@ -163,6 +163,8 @@ describe("parseConfig values", () => {
     ],
     ["NOTIFY_TIMEOUT_MS", { NOTIFY_TIMEOUT_MS: "2500" }, { notifyTimeoutMs: 2500 }],
     ["IP_HASH_SALT", { IP_HASH_SALT: "pepper" }, { ipHashSalt: "pepper" }],
+    ["RETENTION_DAYS unset: kept forever", {}, { retentionDays: null }],
+    ["RETENTION_DAYS", { RETENTION_DAYS: "365" }, { retentionDays: 365 }],
   ])("%s", (_label, env, expected) => {
     expect(parseConfig(env)).toMatchObject({ ...expected, warnings: [] });
   });
@@ -182,6 +184,10 @@ describe("parseConfig refuses malformed values, naming the variable", () => {
     [{ UPLOAD_RATE_LIMIT: "10/10 minutes" }, "UPLOAD_RATE_LIMIT"],
     [{ NOTIFY_TIMEOUT_MS: "0" }, "NOTIFY_TIMEOUT_MS"],
     [{ NOTIFY_TIMEOUT_MS: "fast" }, "NOTIFY_TIMEOUT_MS"],
+    [{ RETENTION_DAYS: "0" }, "RETENTION_DAYS"],
+    [{ RETENTION_DAYS: "30d" }, "RETENTION_DAYS"],
+    [{ RETENTION_DAYS: "-1" }, "RETENTION_DAYS"],
+    [{ RETENTION_DAYS: "36501" }, "RETENTION_DAYS"],
     [{ WEBHOOK_URL: "ftp://x" }, "WEBHOOK_URL"],
     [{ WEBHOOK_URL: "not a url" }, "WEBHOOK_URL"],
     [{ ...EMAIL_ENV, SMTP_URL: "http://x" }, "SMTP_URL"],

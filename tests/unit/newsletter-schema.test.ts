@@ -189,6 +189,26 @@ describe("parseSubscription (the JSON body)", () => {
     expect(failure("{}").fields).toEqual({ email: "Email is required." });
   });
 
+  it.each([
+    ["a path and query", "/work?utm_source=x", "/work?utm_source=x"],
+    ["500 characters", `/${"p".repeat(499)}`, `/${"p".repeat(499)}`],
+    ["501 characters", `/${"p".repeat(500)}`, undefined],
+    ["two lines", "/a\n/b", undefined],
+    ["a line separator", "/a\u2028b", undefined],
+    ["empty", "", undefined],
+    ["not a string", 42, undefined],
+  ])(
+    "keeps `page` only when it keeps its rule (%s), never refusing the subscription",
+    (_label, page, kept) => {
+      const body = JSON.stringify({ email: "ada@example.com", page });
+      expect(parseSubscription(body)).toEqual({
+        email: "ada@example.com",
+        topics: [],
+        ...(kept === undefined ? {} : { page: kept }),
+      });
+    },
+  );
+
   it("caps bodies at 16 KiB", () => {
     expect(NEWSLETTER_BODY_LIMIT).toBe(16 * 1024);
   });

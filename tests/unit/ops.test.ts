@@ -274,6 +274,11 @@ describe("parseInvocation", () => {
     [["gc"], { command: "gc", dryRun: false }],
     [["gc", "--dry-run"], { command: "gc", dryRun: true }],
     [
+      ["person", " Ada@Example.com "],
+      { command: "person", address: "Ada@Example.com", erase: false, reference: null },
+    ],
+    [["person", "ada@example.com", "--erase", "--by", "dpo"], { command: "person", erase: true, by: "dpo" }],
+    [
       ["status", "k7qm3xd9ptwa84hc", "handled"],
       { command: "status", reference: "K7QM-3XD9-PTWA-84HC", briefStatus: "handled", by: null },
     ],
@@ -336,6 +341,9 @@ describe("parseInvocation", () => {
     [["note", "K7QM-3XD9-PTWA-84HC", "  "], /Write the note first/],
     [["erase"], /erase takes an email address/],
     [["erase", "not-an-address"], /erase takes an email address/],
+    [["person"], /person takes an email address/],
+    [["person", "K7QM-3XD9-PTWA-84HC"], /person takes an email address/],
+    [["person", "ada@example.com", "--confirm", "ada@example.com"], /Unknown option '--confirm'/],
     [["audit", "--limit", "0"], /--limit takes a whole number/],
     [["status", "K7QM-3XD9-PTWA-84HC", "new", "--by", ""], /--by takes a name or an address/],
     [["gc", "staging/x"], /unexpected argument "staging\/x"/],

@@ -95,6 +95,7 @@ describe.each<[string, () => ObjectStore]>([
         confirmedAt: T0.toISOString(),
         unsubscribedAt: null,
         verification: "off",
+        consent: { at: T0.toISOString(), method: "single", ipHash: null, verification: "off" },
         revision: REVISION,
       });
       expect(result.record).toEqual(await stored());
@@ -183,6 +184,58 @@ describe.each<[string, () => ObjectStore]>([
     });
   });
 
+  describe("consent evidence", () => {
+    const HASH = "a".repeat(64);
+    const request = { email: ADA, topics: [] as Topic[], page: "/work?utm=x", ipHash: HASH };
+
+    it("single opt-in: when, how, the page, the client's hash and the human check, no confirmedAt", async () => {
+      await subscribe(store, { ...request, verification: "passed" }, T0);
+      expect((await stored()).consent).toEqual({
+        at: T0.toISOString(),
+        method: "single",
+        page: "/work?utm=x",
+        ipHash: HASH,
+        verification: "passed",
+      });
+      // A confirmed address asking again keeps the consent it gave.
+      await subscribe(store, { email: ADA, topics: ["AI"], page: "/other", ipHash: "b".repeat(64) }, T1);
+      expect((await stored()).consent).toMatchObject({ at: T0.toISOString(), page: "/work?utm=x" });
+    });
+
+    it("double opt-in: written at the request, confirmedAt added by the confirmation", async () => {
+      await subscribe(store, { ...request, verification: "unavailable" }, T0, undefined, optIn);
+      expect((await stored()).consent).toEqual({
+        at: T0.toISOString(),
+        method: "double",
+        page: "/work?utm=x",
+        ipHash: HASH,
+        verification: "unavailable",
+      });
+      await confirmSubscriber(store, id, T1);
+      expect((await stored()).consent).toEqual({
+        at: T0.toISOString(),
+        method: "double",
+        page: "/work?utm=x",
+        ipHash: HASH,
+        verification: "unavailable",
+        confirmedAt: T1.toISOString(),
+      });
+    });
+
+    it("an address that left and asks again gives its consent anew", async () => {
+      await subscribe(store, request, T0, undefined, optIn);
+      await confirmSubscriber(store, id, T0);
+      await unsubscribeSubscriber(store, id, T1);
+      await subscribe(store, { email: ADA, topics: [], ipHash: null }, T2, undefined, optIn);
+      expect((await stored()).consent).toEqual({
+        at: T2.toISOString(),
+        method: "double",
+        ipHash: null,
+        verification: "off",
+      });
+    });
+  });
+
   describe("double opt-in", () => {
     it("stores a new address as pending, unconfirmed", async () => {
       const result = await subscribe(store, { email: ADA, topics: ["AI"] }, T0, undefined, optIn);
@@ -196,6 +249,7 @@ describe.each<[string, () => ObjectStore]>([
         confirmedAt: null,
         unsubscribedAt: null,
         verification: "off",
+        consent: { at: T0.toISOString(), method: "double", ipHash: null, verification: "off" },
         revision: REVISION,
       });
     });
@@ -369,6 +423,26 @@ describe("subscribers on a store that fails", () => {
       topics: ["AI", "Quantum"],
       verification: "passed",
     });
+  });
+
+  it("confirms a pending record written before consent evidence existed without making one up", async () => {
+    const store = new FilesystemStore(join(dir, "inbox"));
+    const path = join(store.root, subscriberPath("ada@example.com"));
+    await mkdir(join(path, ".."), { recursive: true });
+    const old = {
+      email: "ada@example.com",
+      topics: ["AI"],
+      status: "pending",
+      subscribedAt: T0.toISOString(),
+      updatedAt: T0.toISOString(),
+      confirmedAt: null,
+      unsubscribedAt: null,
+    };
+    await writeFile(path, JSON.stringify(old));
+    expect((await confirmSubscriber(store, subscriberId("ada@example.com"), T1)).outcome).toBe("confirmed");
+    const record = JSON.parse(await readFile(path, "utf8")) as SubscriberRecord;
+    expect(record).toMatchObject({ status: "confirmed", confirmedAt: T1.toISOString() });
+    expect(record.consent).toBeUndefined();
   });
 
   it("reads a record written before statuses existed as confirmed, and keeps it so", async () => {

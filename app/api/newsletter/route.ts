@@ -1,3 +1,4 @@
+import { hashClientAddress } from "@/lib/http/client-address";
 import { publicRoute } from "@/lib/http/public-route";
 import type { SubscriptionAnswer } from "@/lib/http/responses";
 import {
@@ -13,7 +14,8 @@ import { requireHuman, tokenFromFormEncoded, tokenFromJson } from "@/lib/verific
 /**
  * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics; with
  * double opt-in, stores it pending and emails a confirmation link. A browser posting the footer
- * form without JavaScript may send it form-encoded and is redirected to a page.
+ * form without JavaScript may send it form-encoded and is redirected to a page. The record keeps
+ * the consent's evidence: the form's page, the client's salted address hash, the human check.
  */
 export const POST = publicRoute(
   {
@@ -33,7 +35,8 @@ export const POST = publicRoute(
       action: "newsletter",
       remoteIp: address,
     });
-    const status = await requestSubscription(services, { ...subscription, verification });
+    const ipHash = hashClientAddress(address, services.ipHashSalt);
+    const status = await requestSubscription(services, { ...subscription, verification, ipHash });
 
     return { body: { ok: true, status } satisfies SubscriptionAnswer, location: newsletterLocation(status) };
   },

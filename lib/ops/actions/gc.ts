@@ -7,7 +7,10 @@ import {
   type RemoveExpiredOptions,
   type StoreCallOptions,
 } from "../../store";
+import { recordAudit } from "../audit";
 import type { InboxStore } from "../deps";
+import type { InboxRecordError } from "../errors";
+import { applyRetention, type RetentionResult } from "../retention";
 
 /**
  * What gc needs besides the store: the inbox on the web's own rule for its expired sign-in
@@ -33,6 +36,12 @@ export interface GarbageOptions {
    * as it comes. A cron run leaves it off, so the three share its one deadline at once.
    */
   inOrder?: boolean;
+  /** `RETENTION_DAYS`: briefs and spam older than this are erased; `null` (the default): kept. */
+  retentionDays?: number | null;
+  /** Who the audit log names for a run that erased briefs or spam (`cron`, `server`, the tool's user). */
+  actor?: string;
+  /** Told about each brief that cannot be read while looking for expired ones. */
+  onProblem?: (problem: InboxRecordError) => void;
   /** Told of each staged upload as it is removed (or found), and of each expired sign-in record. */
   onStagedUpload?: (upload: ObjectInfo) => void | Promise<void>;
   onExpiredSignIn?: (record: ObjectInfo) => void | Promise<void>;
@@ -45,12 +54,16 @@ export interface GarbageCollected {
   expiredSignIns: ObjectInfo[];
   /** Temporary files of uploads a stopped process left unfinished (an hour untouched). */
   abandonedUploads: AbandonedUpload[];
+  /** What retention erased: briefs, spam (folders) and pending subscriber records past 7 days. */
+  retention: RetentionResult;
 }
 
 /**
- * `gc`, for the ops tool and the cron route alike: removes (or, `dryRun`, lists) what nothing
- * will claim any more. A store that does not answer throws `StoreUnavailableError`, and what was
- * not removed waits for the next run.
+ * `gc`, for the ops tool, the cron route and a long-lived server's hourly run alike: removes (or,
+ * `dryRun`, lists) what nothing will claim any more, then applies retention (briefs and spam past
+ * `retentionDays`, pending subscribers past 7 days). A run that erased briefs or spam writes one
+ * audit entry, `retention`, with the counts. A store that does not answer throws
+ * `StoreUnavailableError`, and what was not removed waits for the next run.
  */
 export async function collectGarbage(
   { store, collectExpiredSignIns }: Housekeeping,
@@ -59,6 +72,9 @@ export async function collectGarbage(
     dryRun = false,
     call = {},
     inOrder = false,
+    retentionDays = null,
+    actor = "gc",
+    onProblem,
     onStagedUpload,
     onExpiredSignIn,
   }: GarbageOptions = {},
@@ -67,17 +83,28 @@ export async function collectGarbage(
   const signIns = () => collectExpiredSignIns(store, now, { ...call, dryRun, onExpired: onExpiredSignIn });
   const unfinished = () =>
     store.removeAbandonedUploads(new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS), { ...call, dryRun });
+  const retention = () => applyRetention(store, { now, retentionDays, dryRun, call, onProblem });
+  let collected: GarbageCollected;
   if (inOrder) {
-    return {
+    collected = {
       stagedUploads: await staged(),
       expiredSignIns: await signIns(),
       abandonedUploads: await unfinished(),
+      retention: await retention(),
     };
+  } else {
+    const [stagedUploads, expiredSignIns, abandonedUploads, erased] = await Promise.all([
+      staged(),
+      signIns(),
+      unfinished(),
+      retention(),
+    ]);
+    collected = { stagedUploads, expiredSignIns, abandonedUploads, retention: erased };
   }
-  const [stagedUploads, expiredSignIns, abandonedUploads] = await Promise.all([
-    staged(),
-    signIns(),
-    unfinished(),
-  ]);
-  return { stagedUploads, expiredSignIns, abandonedUploads };
+  const { briefs, spam } = collected.retention;
+  if (!dryRun && briefs.length + spam.length > 0) {
+    const target = `${briefs.length} briefs, ${spam.length} spam`;
+    await recordAudit(store, { actor, action: "retention", target }, now);
+  }
+  return collected;
 }
