@@ -6,6 +6,7 @@ import {
   type BriefStatus,
   type BriefSummary,
   filterQuery,
+  spamReasonText,
 } from "@/lib/ops";
 import { focusRing } from "./shell";
 
@@ -179,6 +180,11 @@ export function BriefRows({
               <StatusBadge status={brief.status} />
               <span className="font-mono text-xs text-muted">{brief.reference}</span>
               {brief.attachment ? <span className="text-xs text-muted">· attachment</span> : null}
+              {brief.spam ? (
+                <span className="truncate text-xs text-amber-900" data-caught-by={brief.spam.reason}>
+                  · caught by {spamReasonText(brief.spam)}
+                </span>
+              ) : null}
             </span>
             <span className="mt-0.5 block truncate text-sm text-muted">{brief.description}</span>
           </Link>

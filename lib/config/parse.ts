@@ -1,4 +1,5 @@
 import { parseEmail, parseWebhook } from "./channels";
+import { parseEmailRoutes, parseSlack, parseSpamRules } from "./leads";
 import { parseCronSecret, parseOpsOnTheWeb } from "./ops";
 import { configReader } from "./reader";
 import { parseSite } from "./site";
@@ -19,10 +20,13 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const webhook = parseWebhook(reader);
   const visitorEmailFlags = readVisitorEmailFlags(reader);
   const { email, visitorEmail } = parseEmail(reader, visitorEmailFlags.features);
+  const emailRoutes = parseEmailRoutes(reader);
+  const slack = parseSlack(reader);
   const turnstile = parseTurnstile(reader);
   const visitorEmails = parseVisitorEmails(reader, visitorEmailFlags, { email, turnstile });
   const cronSecret = parseCronSecret(reader);
   const ops = parseOpsOnTheWeb(reader, visitorEmails.linkSigningSecret);
+  const spamRules = parseSpamRules(reader);
 
   const { problems, warnings } = reader;
   if (problems.length > 0) {
@@ -39,6 +43,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimits: storage.rateLimits,
     webhook,
     email,
+    emailRoutes,
+    slack,
+    spamRules,
     notifyTimeoutMs: storage.notifyTimeoutMs,
     ipHashSalt: storage.ipHashSalt,
     turnstile,

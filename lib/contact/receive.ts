@@ -13,6 +13,8 @@ import { deliveryFile, recordDelivery } from "../briefs";
 import { newReference } from "../reference";
 import type { Verification } from "../verification";
 import { type BriefAcknowledger, notifyAndAcknowledge } from "./acknowledge";
+import type { SpamRules } from "../config";
+import { spamByRules } from "./spam-rules";
 import { STAGED_UPLOAD_TAKEN } from "./staging";
 import type { Submission } from "./submission";
 
@@ -23,7 +25,7 @@ export interface BriefIntakeServices {
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: BriefAcknowledger | null;
-  config: { notifyTimeoutMs: number };
+  config: { notifyTimeoutMs: number; spamRules: SpamRules | null };
 }
 
 export interface Receipt {
@@ -48,8 +50,9 @@ export function describeClient(request: Request, address: string | null, salt: s
  * the request: the brief is safe, and `forwarded` says who was told. With `CONTACT_ACKNOWLEDGE=true`
  * the sender is emailed beside the channels, within the same bound (`delivery.json`'s
  * `acknowledgment`). With nothing configured to notify, `delivery.json` (`{}`) is written with
- * `brief.json` in one flush. Honeypot catches notify nobody, acknowledge nothing, and get no
- * `delivery.json`, since nothing was attempted.
+ * `brief.json` in one flush. Spam (the honeypot, or a rule of `SPAM_KEYWORDS` or
+ * `SPAM_EMAIL_DOMAINS`) is stored under `spam/` with what caught it, notifies nobody, acknowledges
+ * nothing, and gets no `delivery.json`, since nothing was attempted.
  */
 export async function receiveBrief(
   services: BriefIntakeServices,
@@ -58,7 +61,9 @@ export async function receiveBrief(
   verification: Verification,
   receivedAt = new Date(),
 ): Promise<Receipt> {
-  const { brief, attachment, spam } = submission;
+  const { brief, attachment, attribution } = submission;
+  // The honeypot first: a bot that filled it is spam whatever it wrote.
+  const spam = submission.spam ?? spamByRules(services.config.spamRules, brief);
   const record: BriefRecord = {
     reference: newReference(),
     receivedAt: receivedAt.toISOString(),
@@ -74,6 +79,8 @@ export async function receiveBrief(
     attachment: attachment?.record ?? null,
     verification,
     client,
+    attribution,
+    ...(spam ? { spam } : {}),
   };
   // With no channel and no acknowledgment, the outcome is known before anything is sent: `{}` is
   // written with brief.json, in the same flush, instead of as a second durable write after it.

@@ -28,6 +28,7 @@ export function parseSubscriptionForm(body: string): Subscription {
   const parsed = newsletterSchema.safeParse({
     email: form.get("email") ?? undefined,
     topics: form.getAll("topics"),
+    page: form.get("page") ?? undefined,
   });
   if (!parsed.success) throw validationFailed(fieldMessages(parsed.error));
   return parsed.data;

@@ -1,7 +1,7 @@
 import type { AttachmentRecord, BriefRecord } from "../briefs/record";
 
 /** The notification channels, in the order `forwarded` lists them. */
-export const CHANNEL_NAMES = ["webhook", "email"] as const;
+export const CHANNEL_NAMES = ["webhook", "email", "slack"] as const;
 
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 

@@ -31,6 +31,7 @@ export {
   budgetLabel,
   deliveryStatus,
   projectTypeLabel,
+  spamReasonText,
   timelineLabel,
   utcTime,
 } from "./labels";

@@ -1,4 +1,4 @@
-import type { AcknowledgmentOutcome } from "../briefs";
+import type { AcknowledgmentOutcome, SpamVerdict } from "../briefs";
 import { CHANNEL_NAMES } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { StoredBrief } from "./records";
@@ -29,6 +29,21 @@ export function deliveryStatus(brief: Pick<StoredBrief, "kind" | "delivery">): s
     return outcome ? [`${name} ${outcome.ok ? "✓" : "✗"}`] : [];
   });
   return parts.length > 0 ? parts.join(" ") : "none configured";
+}
+
+/**
+ * What caught a spam entry, in ops' words: `the honeypot`, `the keyword "casino"` or
+ * `the domain spam.example` (the rule as configured when it caught the entry).
+ */
+export function spamReasonText(verdict: SpamVerdict): string {
+  switch (verdict.reason) {
+    case "honeypot":
+      return "the honeypot";
+    case "keyword":
+      return verdict.match === undefined ? "a keyword" : `the keyword "${verdict.match}"`;
+    case "domain":
+      return verdict.match === undefined ? "a sender domain" : `the domain ${verdict.match}`;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ObjectStore } from "../store";
-import type { Folder } from "../briefs";
+import { type Folder, SPAM_REASONS, type SpamVerdict } from "../briefs";
 import { describeFailure } from "../notify";
 import { InboxRecordError } from "./errors";
 import { deliveryStatus } from "./labels";
@@ -32,11 +32,14 @@ export interface BriefSummary {
   attachment: string | null;
   /** `deliveryStatus`: `webhook ✓ email ✗`, `pending`, ... */
   delivery: string;
+  /** Spam entries: what caught it; `null` for a brief. */
+  spam: SpamVerdict | null;
   /** The listing's fingerprint of the folder when this summary was made. */
   fingerprint: string;
 }
 
-const INDEX_VERSION = 1;
+// 2: summaries say what caught a spam entry; an index of version 1 is rebuilt.
+const INDEX_VERSION = 2;
 
 const summarySchema = z.object({
   reference: z.string(),
@@ -49,6 +52,7 @@ const summarySchema = z.object({
   status: z.enum(BRIEF_STATUSES),
   attachment: z.string().nullable(),
   delivery: z.string(),
+  spam: z.object({ reason: z.enum(SPAM_REASONS), match: z.string().optional() }).nullable(),
   fingerprint: z.string(),
 });
 const indexSchema = z.object({ version: z.literal(INDEX_VERSION), entries: z.array(summarySchema) });
@@ -73,6 +77,7 @@ export function summarize(brief: StoredBrief, fingerprint = ""): BriefSummary {
     status: brief.state.status,
     attachment: record.attachment?.originalName ?? null,
     delivery: deliveryStatus(brief),
+    spam: brief.kind === "spam" ? (record.spam ?? { reason: "honeypot" }) : null,
     fingerprint,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { attributionField } from "./attribution";
 import { email } from "./text";
 
 /**
@@ -40,6 +41,8 @@ export const newsletterSchema = z.object({
     })
     .optional()
     .transform((topics): Topic[] => topics ?? []),
+  /** Where the form was sent from (consent evidence); dropped, never refused, when it breaks its rule. */
+  page: attributionField(500, "The path and query of the page the form was sent from."),
 });
 
 /** The request as a form builds it: `topics` may be left out. */

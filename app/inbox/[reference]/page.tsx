@@ -2,6 +2,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { BriefRows, StatusBadge } from "@/components/inbox/brief-list";
+import { BriefAttribution, SpamCaughtBy } from "@/components/inbox/brief-origin";
 import { errorText, PostButton } from "@/components/inbox/forms";
 import { InboxShell, Notice } from "@/components/inbox/shell";
 import { formatBytes } from "@/lib/format";
@@ -184,8 +185,9 @@ export default async function BriefPage({
           </header>
 
           {spam ? (
-            <Section title="Caught by the honeypot">
-              <p className="text-sm text-muted">
+            <Section title="Spam">
+              <SpamCaughtBy verdict={record.spam ?? { reason: "honeypot" }} />
+              <p className="mt-1 text-sm text-muted">
                 Nobody was notified. If this is a real brief, move it to the inbox: it becomes new and the
                 channels are told, as for a brief just received.
               </p>
@@ -234,6 +236,8 @@ export default async function BriefPage({
             <h3 className="mt-3 text-sm font-medium text-muted">About the project</h3>
             <p className="mt-1 whitespace-pre-wrap break-words text-sm text-ink">{record.description}</p>
           </Section>
+
+          <BriefAttribution attribution={record.attribution} />
 
           <Section title="Attachment">
             {record.attachment ? (

@@ -8,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 type Query = Record<string, string | string[] | undefined>;
 
-/** /inbox/spam: what the honeypot caught; each opens with a "Not spam" button. */
+/** /inbox/spam: what the honeypot and the spam rules caught, each with its reason; each opens with a "Not spam" button. */
 export default async function SpamPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
   const { services, actor } = await requirePageSession(pathWithQuery("/inbox/spam", query), getServices);
@@ -18,7 +18,8 @@ export default async function SpamPage({ searchParams }: { searchParams: Promise
     <InboxShell actor={actor} current="spam">
       <h1 className="text-xl font-bold tracking-tight text-ink">Spam</h1>
       <p className="mt-1 text-sm text-muted">
-        Sent with the hidden honeypot field filled in: nobody was notified. Open one to move it to the inbox.
+        Caught by the hidden honeypot field or a spam rule (a keyword or a sender domain): nobody was
+        notified. Each says what caught it; open one to move it to the inbox.
       </p>
       <div className="mt-3 flex flex-col gap-3">
         <BriefFilters action="/inbox/spam" filter={filter} />
