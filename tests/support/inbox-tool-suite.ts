@@ -63,6 +63,14 @@ const EXPORT_HEADER = [
   "verification",
   "delivery",
   "status",
+  // Where the lead came from, appended after the others.
+  "page",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
 ];
 
 /**
