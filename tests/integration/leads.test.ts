@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { findBriefFolder, readBriefJson, readDeliveryJson } from "../support/inbox";
 import { type AppServer, startApp, startAppExpectingFailure, tempDir } from "../support/server";
+import { opsFetch, signIn } from "../support/ops-web";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
@@ -214,6 +215,27 @@ describe("Slack, routing, spam rules and attribution", () => {
     });
     expect(answer.forwarded).toEqual(["webhook", "email", "slack"]);
     expect((await findBriefFolder(inbox, answer.reference))?.startsWith("briefs/")).toBe(true);
+  });
+
+  it("shows ops where a brief came from on its page, and what caught each spam entry", async () => {
+    const brief = await send({ page: "/services", utm_source: "linkedin", utm_term: "ai <studio>" });
+    const caught = await send({ name: "Casino Royale" });
+    const cookie = await signIn(app, smtp, "ops@studio.example");
+
+    const page = await opsFetch(app, `/inbox/${brief.reference}`, cookie);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("Where it came from");
+    expect(html).toContain("/services");
+    expect(html).toContain("linkedin");
+    expect(html).toContain("ai &lt;studio&gt;");
+
+    const spam = await (await opsFetch(app, "/inbox/spam", cookie)).text();
+    expect(spam).toContain(caught.reference);
+    expect(spam).toContain('data-caught-by="keyword"');
+    expect(spam).toContain("the keyword &quot;casino&quot;");
+    const entry = await (await opsFetch(app, `/inbox/${caught.reference}`, cookie)).text();
+    expect(entry).toMatch(/Caught by <strong[^>]*>the keyword &quot;casino&quot;<\/strong>/);
   });
 });
 
