@@ -21,7 +21,7 @@ import type { Submission } from "./submission";
 /** What receiving a brief needs; the app's services (lib/services.ts) have all of it. */
 export interface BriefIntakeServices {
   store: ObjectStore;
-  /** The configured channels, in the order webhook, email. */
+  /** The configured channels, in the order webhook, email, slack. */
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: BriefAcknowledger | null;
@@ -30,7 +30,7 @@ export interface BriefIntakeServices {
 
 export interface Receipt {
   reference: string;
-  /** The channels that accepted the notification, in the order webhook, email. */
+  /** The channels that accepted the notification, in the order webhook, email, slack. */
   forwarded: ChannelName[];
 }
 

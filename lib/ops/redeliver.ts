@@ -174,7 +174,7 @@ export async function redeliverBrief(
   if (plan.retry.length === 0 && acknowledger === null) {
     if (brief.delivery === null && plan.waiting === null) {
       result.error =
-        "no notification channel is configured here (WEBHOOK_URL, or SMTP_URL with EMAIL_FROM and EMAIL_TO)";
+        "no notification channel is configured here (WEBHOOK_URL, SMTP_URL with EMAIL_FROM and EMAIL_TO, or SLACK_WEBHOOK_URL)";
     }
     return result;
   }

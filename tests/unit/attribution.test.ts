@@ -8,6 +8,7 @@ import { CONTACT_FORM_LIMITS, receiveBrief, validateSubmission } from "@/lib/con
 import { readMultipart } from "@/lib/http/body";
 import { exportRow, EXPORT_COLUMNS } from "@/lib/ops";
 import { attributionFrom } from "@/lib/schemas/attribution";
+import { newsletterSchema } from "@/lib/schemas/newsletter";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { briefForm, validBrief } from "../support/contact";
 
@@ -45,6 +46,23 @@ describe("attributionFrom: each value kept when it follows its rule, dropped oth
   ];
   it.each(cases)("%s", (_label, fields, expected) => {
     expect(attributionFrom(fields)).toEqual(expected);
+  });
+});
+
+describe("the newsletter body's page: kept when valid, dropped (never refused) otherwise", () => {
+  it.each([
+    [undefined, undefined],
+    ["/pricing?plan=pro", "/pricing?plan=pro"],
+    ["  /  ", "/"],
+    ["", undefined],
+    ["a\nb", undefined],
+    [`/${"a".repeat(500)}`, undefined],
+    [42, undefined],
+    [{ path: "/" }, undefined],
+  ])("%j -> %j", (page, expected) => {
+    const parsed = newsletterSchema.safeParse({ email: "ada@example.com", page });
+    expect(parsed.success).toBe(true);
+    expect(parsed.data?.page).toBe(expected);
   });
 });
 
