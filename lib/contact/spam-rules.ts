@@ -34,7 +34,12 @@ export function keywordPattern(keyword: string): RegExp {
 /** The first keyword (in the configured order) found in the brief's text, or `null`. */
 export function matchingKeyword(keywords: readonly string[], brief: Brief): string | null {
   const texts = SEARCHED_FIELDS.map((field) => (brief[field] ?? "").normalize("NFC"));
-  return keywords.find((keyword) => texts.some((text) => keywordPattern(keyword).test(text))) ?? null;
+  return (
+    keywords.find((keyword) => {
+      const pattern = keywordPattern(keyword);
+      return texts.some((text) => pattern.test(text));
+    }) ?? null
+  );
 }
 
 /**
