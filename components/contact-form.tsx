@@ -23,6 +23,7 @@ import { HumanCheckField, useHumanCheck } from "./human-check";
 import { NextSteps } from "./next-steps";
 import { Button } from "./ui/button";
 import { Field, inputClass } from "./ui/field";
+import { visitFields } from "./visit-attribution";
 
 type Errors = Partial<Record<BriefFormField, string>>;
 
@@ -36,6 +37,8 @@ interface ContactFormProps {
   /** Set when a browser without JavaScript was sent back here by the server. */
   initialErrors?: Errors;
   initialMessage?: string;
+  /** The path the form is rendered at: what a browser without JavaScript sends as `page`. */
+  page?: string;
 }
 
 /** Checks the form in the browser with the same schema the server uses. */
@@ -62,7 +65,7 @@ function validate(data: FormData): Errors {
  * for whichever step comes next: `upload` while a chosen file is still to be uploaded, then, once
  * it is, it switches to `contact` and the form waits for that token before sending.
  */
-export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormProps) {
+export function ContactForm({ initialErrors = {}, initialMessage, page }: ContactFormProps) {
   const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const formRef = useRef<HTMLFormElement>(null);
   const sentHeadingRef = useRef<HTMLHeadingElement>(null);
@@ -120,6 +123,9 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
       focusFirstInvalid(invalid);
       return;
     }
+
+    // Where the visit came from (this page, the first referrer and utm_*), in place of the hidden `page`.
+    for (const [field, value] of Object.entries(visitFields())) data.set(field, value);
 
     // An unchosen file input still sends an empty part; leave it out instead.
     const file = data.get("brief");
@@ -313,6 +319,8 @@ export function ContactForm({ initialErrors = {}, initialMessage }: ContactFormP
         <label htmlFor={`${idPrefix}-website`}>Leave this field empty</label>
         <input id={`${idPrefix}-website`} name="website" type="text" tabIndex={-1} autoComplete="off" />
       </div>
+
+      {page ? <input type="hidden" name="page" value={page} /> : null}
 
       <ConsentField idPrefix={idPrefix} error={errors.consent} />
 

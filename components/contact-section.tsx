@@ -10,9 +10,12 @@ import type { ContactFormReturn } from "@/lib/contact/redirect";
 export function ContactSection({
   returned = null,
   headingLevel: Heading = "h2",
+  page,
 }: {
   returned?: ContactFormReturn | null;
   headingLevel?: "h1" | "h2";
+  /** The path the section is rendered at, sent as `page` by a browser without JavaScript. */
+  page: string;
 }) {
   return (
     <section id="contact" aria-labelledby="contact-heading" className="mx-auto max-w-3xl px-5 py-20 sm:px-8">
@@ -28,6 +31,7 @@ export function ContactSection({
         <ContactForm
           initialErrors={returned?.errors}
           initialMessage={returned ? contactErrorMessage(returned.code, returned.retryAfter) : undefined}
+          page={page}
         />
       </div>
     </section>

@@ -11,6 +11,7 @@ import { HumanCheckField, useHumanCheck } from "./human-check";
 const UNREACHABLE = "We could not reach the server. Check your connection and try again.";
 import { Button } from "./ui/button";
 import { inputClass } from "./ui/field";
+import { currentPage } from "./visit-attribution";
 
 type Errors = Partial<Record<"email" | "topics", string>>;
 
@@ -37,6 +38,8 @@ interface NewsletterFormProps {
   headingLevel?: "h1" | "h2";
   /** Also the form's accessible name: two newsletter forms on one page need different ones. */
   title?: string;
+  /** The path the form is rendered at, sent as `page` by a browser without JavaScript (the footer cannot know it). */
+  page?: string;
 }
 
 export function NewsletterForm({
@@ -45,6 +48,7 @@ export function NewsletterForm({
   initialMessage,
   headingLevel: Heading = "h2",
   title = "Newsletter",
+  page,
 }: NewsletterFormProps) {
   const idPrefix = `newsletter${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const emailRef = useRef<HTMLInputElement>(null);
@@ -69,7 +73,11 @@ export function NewsletterForm({
     event.preventDefault();
     if (status.kind === "sending") return;
     const data = new FormData(event.currentTarget);
-    const request = { email: String(data.get("email") ?? ""), topics: data.getAll("topics").map(String) };
+    const request = {
+      email: String(data.get("email") ?? ""),
+      topics: data.getAll("topics").map(String),
+      page: currentPage(),
+    };
     const parsed = newsletterSchema.safeParse(request);
     if (!parsed.success) {
       const invalid = fieldMessages(parsed.error) as Errors;
@@ -194,6 +202,7 @@ export function NewsletterForm({
           </p>
         ) : null}
       </fieldset>
+      {page ? <input type="hidden" name="page" value={page} /> : null}
       <HumanCheckField check={human} idPrefix={idPrefix} />
       <p role="status" aria-live="polite" className="text-sm" data-testid="newsletter-status">
         {status.kind === "done" ? (

@@ -17,7 +17,7 @@ import { VisitorMailer } from "./visitor-email";
 export interface InboxServices {
   config: Config;
   store: ObjectStore;
-  /** The configured notification channels, in the order webhook, email. */
+  /** The configured notification channels, in the order webhook, email, slack. */
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: Acknowledger | null;

@@ -84,7 +84,7 @@ export default function HomePage() {
         </div>
       </section>
 
-      <ContactSection />
+      <ContactSection page="/" />
     </>
   );
 }

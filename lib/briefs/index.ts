@@ -6,6 +6,10 @@ export {
   briefRecordSchema,
   type ClientRecord,
   type Folder,
+  SPAM_REASONS,
+  type SpamReason,
+  spamVerdict,
+  type SpamVerdict,
 } from "./record";
 export {
   type AttachmentUpload,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FailureDetails } from "../notify/failure";
+import { type Attribution, attributionRecordSchema } from "../schemas/attribution";
 import type { Budget, ProjectType, Timeline } from "../schemas/brief";
 import { type Verification, VERIFICATIONS } from "../verification/types";
 
@@ -26,6 +27,17 @@ export interface ClientRecord {
   origin: string | null;
 }
 
+/** What caught a spam entry: the honeypot, a keyword (`SPAM_KEYWORDS`) or a domain (`SPAM_EMAIL_DOMAINS`). */
+export const SPAM_REASONS = ["honeypot", "keyword", "domain"] as const;
+
+export type SpamReason = (typeof SPAM_REASONS)[number];
+
+/** `brief.json`'s `spam`: why the entry is under `spam/`, and the rule's word or domain as configured. */
+export interface SpamVerdict {
+  reason: SpamReason;
+  match?: string;
+}
+
 /** The stored form of a brief: `brief.json`. Optional fields the visitor left out are `null`. */
 export interface BriefRecord {
   reference: string;
@@ -44,6 +56,13 @@ export interface BriefRecord {
   /** How the request's human check went: `passed`, `unavailable` (not checked) or `off`. */
   verification: Verification;
   client: ClientRecord;
+  /** Where the lead came from (page, referrer, utm); `null` when the form sent none of it. */
+  attribution: Attribution | null;
+  /**
+   * Spam entries only: what caught it. Absent on briefs, and on spam entries stored before the
+   * rules existed, which the honeypot caught (`spamVerdict` reads them so).
+   */
+  spam?: SpamVerdict;
 }
 
 const nullableText = z.string().nullable();
@@ -78,7 +97,21 @@ export const briefRecordSchema = z.object({
     .nullable(),
   verification: z.enum(VERIFICATIONS as [Verification, ...Verification[]]).default("off"),
   client: z.object({ ipHash: nullableText, userAgent: nullableText, origin: nullableText }),
+  attribution: attributionRecordSchema,
+  spam: z
+    .object({ reason: z.enum(SPAM_REASONS), match: z.string().optional() })
+    .optional()
+    .meta({
+      description:
+        "Spam entries only: `reason` `honeypot`, `keyword` or `domain`, and `match`, the configured keyword or domain that matched.",
+    }),
 });
+
+/** Why an entry of `folder` is spam: its record's `spam`, or the honeypot for one written before that field; `null` for a brief. */
+export function spamVerdict(folder: Folder, record: Pick<BriefRecord, "spam">): SpamVerdict | null {
+  if (folder !== "spam") return null;
+  return record.spam ?? { reason: "honeypot" };
+}
 
 /**
  * The schema and the writer's interface describe one record: this fails to compile when a field

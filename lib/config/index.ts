@@ -12,8 +12,15 @@ export { parseConfig } from "./parse";
 export { proxyHopsWarning } from "./site";
 export { type SmtpTls, smtpTls } from "./smtp";
 export { TURNSTILE_SITEVERIFY_URL } from "./turnstile";
-export type { Config, TurnstileSettings } from "./types";
-export { ConfigError, type Mailbox, parseMailbox, parseRateLimitRule, type RateLimitRule } from "./values";
+export type { Config, EmailRoutes, SpamRules, TurnstileSettings } from "./types";
+export {
+  asciiDomain,
+  ConfigError,
+  type Mailbox,
+  parseMailbox,
+  parseRateLimitRule,
+  type RateLimitRule,
+} from "./values";
 export { LINK_SIGNING_SECRET_MIN_LENGTH } from "./visitor-email";
 
 let cached: Config | undefined;

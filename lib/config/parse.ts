@@ -1,5 +1,6 @@
 import { parseEmail, parseWebhook } from "./channels";
 import { parseDeliveries } from "./deliveries";
+import { parseEmailRoutes, parseSlack, parseSpamRules } from "./leads";
 import { parseCronSecret, parseOpsOnTheWeb, parseRetentionDays } from "./ops";
 import { configReader } from "./reader";
 import { parseSite } from "./site";
@@ -20,12 +21,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const webhook = parseWebhook(reader);
   const visitorEmailFlags = readVisitorEmailFlags(reader);
   const { email, visitorEmail } = parseEmail(reader, visitorEmailFlags.features);
+  const emailRoutes = parseEmailRoutes(reader);
+  const slack = parseSlack(reader);
   const turnstile = parseTurnstile(reader);
   const visitorEmails = parseVisitorEmails(reader, visitorEmailFlags, { email, turnstile });
   const deliveries = parseDeliveries(reader);
   const cronSecret = parseCronSecret(reader);
   const retentionDays = parseRetentionDays(reader);
   const ops = parseOpsOnTheWeb(reader, visitorEmails.linkSigningSecret);
+  const spamRules = parseSpamRules(reader);
 
   const { problems, warnings } = reader;
   if (problems.length > 0) {
@@ -42,6 +46,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimits: storage.rateLimits,
     webhook,
     email,
+    emailRoutes,
+    slack,
+    spamRules,
     notifyTimeoutMs: storage.notifyTimeoutMs,
     ipHashSalt: storage.ipHashSalt,
     turnstile,

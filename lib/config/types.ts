@@ -1,3 +1,4 @@
+import type { ProjectType } from "../schemas/brief";
 import type { Mailbox, RateLimitRule } from "./values";
 
 /** Human verification with Cloudflare Turnstile: on when both keys are set. */
@@ -9,6 +10,17 @@ export interface TurnstileSettings {
   verifyUrl: string;
   /** The secret is one of Cloudflare's test keys: hostname and action are not checked. */
   testKeys: boolean;
+}
+
+/** `EMAIL_ROUTES`: the ops email's recipients by project type, in place of `EMAIL_TO`. */
+export type EmailRoutes = Readonly<Partial<Record<ProjectType, readonly string[]>>>;
+
+/** `SPAM_KEYWORDS` and `SPAM_EMAIL_DOMAINS`: briefs that match are kept under `spam/`. */
+export interface SpamRules {
+  /** Words or phrases as written, matched case-insensitively on word boundaries. */
+  keywords: readonly string[];
+  /** Each as written (what `spam.match` names) and in its compared form (`asciiDomain`). */
+  domains: readonly { written: string; ascii: string }[];
 }
 
 export interface Config {
@@ -23,6 +35,12 @@ export interface Config {
   rateLimits: { contact: RateLimitRule; newsletter: RateLimitRule; upload: RateLimitRule };
   webhook: { url: string; secret: string | null } | null;
   email: { smtpUrl: string; from: Mailbox; to: readonly string[] } | null;
+  /** `EMAIL_ROUTES`; empty when unset (every ops email goes to `EMAIL_TO`). */
+  emailRoutes: EmailRoutes;
+  /** `SLACK_WEBHOOK_URL`: the Slack channel, or `null` when it is not set up. */
+  slack: { url: string } | null;
+  /** `null`: no rule beyond the honeypot. */
+  spamRules: SpamRules | null;
   notifyTimeoutMs: number;
   /** `null`: not set: briefs get a random salt per process (with a warning), Redis keys a fixed key. */
   ipHashSalt: string | null;

@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import { z } from "zod";
 
 /**
@@ -105,4 +106,12 @@ export function parseMailbox(value: string): Mailbox | null {
   else if (name.includes('"')) return null;
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name) || !isEmailAddress(address)) return null;
   return { name, address };
+}
+
+/**
+ * A domain name in the one form compared: punycode (`münchen.example` and `xn--mnchen-3ya.example`
+ * alike), lowercased, without a trailing dot; `""` when it is no domain name at all.
+ */
+export function asciiDomain(value: string): string {
+  return domainToASCII(value.trim().replace(/\.$/, "")).toLowerCase();
 }

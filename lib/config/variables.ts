@@ -26,6 +26,7 @@ export const VARIABLE_GROUPS = [
   "Notifications to ops",
   "Emails to visitors",
   "Human verification",
+  "Spam rules",
   "The inbox on the web",
   "Scheduled jobs",
 ] as const;
@@ -191,6 +192,26 @@ export const VARIABLES = [
       "The email channel's recipients: a comma-separated list of plain addresses (spaces allowed). The channel is configured only when SMTP_URL, EMAIL_FROM and EMAIL_TO are all set.",
   },
   {
+    name: "EMAIL_ROUTES",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary:
+      "the ops email by project type: `<projectType>=<address>[,<address>...];...` (e.g. `ai-system=ml@studio.example;mobile-application=apps@studio.example`); a brief of a listed type is emailed to its addresses instead of `EMAIL_TO` (see [routing](#routing-by-project-type))",
+    notes:
+      "Routes the ops email by project type: <projectType>=<address>[,<address>...];... e.g. ai-system=ml@studio.example;mobile-application=apps@studio.example. A brief of a listed type is emailed to those addresses instead of EMAIL_TO; other types still go to EMAIL_TO. The webhook is not affected. An unknown project type (web-application, mobile-application, ai-system, saas-platform, data-platform, integration, other) or a bad address stops the start.",
+  },
+  {
+    name: "SLACK_WEBHOOK_URL",
+    group: "Notifications to ops",
+    default: "(none)",
+    example: "",
+    summary:
+      "Slack channel: each stored brief is posted to this incoming-webhook URL; for Discord, the channel webhook's URL + `/slack` (see [Slack and Discord](#slack-and-discord))",
+    notes:
+      "Slack channel: each stored brief is posted here as a Slack message (the sender, company, project type, budget, timeline, the start of the description, the attachment and, with the inbox on the web, a link to the brief). Create an incoming webhook in a Slack app (api.slack.com/apps, Incoming Webhooks) and paste its URL. For Discord, use the channel webhook's URL followed by /slack. A 2xx answer is success; redirects are not followed.",
+  },
+  {
     name: "NOTIFY_TIMEOUT_MS",
     group: "Notifications to ops",
     default: "`5000`",
@@ -276,6 +297,26 @@ export const VARIABLES = [
       "where Turnstile tokens are checked (`https://challenges.cloudflare.com/turnstile/v0/siteverify`), for a proxy or a test double",
     notes:
       'Where tokens are checked: unset, Cloudflare\'s siteverify (https://challenges.cloudflare.com/turnstile/v0/siteverify); or a proxy or test double in its place. Each check gets 3 s with one retry; when siteverify cannot be reached, slow or failing, requests go on recorded as "unavailable" and a warning is logged.',
+  },
+  {
+    name: "SPAM_KEYWORDS",
+    group: "Spam rules",
+    default: "(none)",
+    example: "",
+    summary:
+      "comma-separated words or phrases: a brief whose name, company, role or description holds one (case-insensitive, whole words only) is kept under `spam/` like a honeypot catch (see [spam rules](#spam-rules))",
+    notes:
+      'Comma-separated words or phrases (e.g. casino,seo services,crypto giveaway). A brief whose name, company, role or description holds one, in any case and as whole words ("ass" does not match "class"), is treated like a honeypot catch: stored under spam/, answered as usual, nobody notified. /inbox/spam and the inbox tool show which rule caught it.',
+  },
+  {
+    name: "SPAM_EMAIL_DOMAINS",
+    group: "Spam rules",
+    default: "(none)",
+    example: "",
+    summary:
+      "comma-separated domains: a brief sent from one of them, or from any subdomain of one, is kept under `spam/` (internationalised names in either form: `münchen.example` is `xn--mnchen-3ya.example`)",
+    notes:
+      "Comma-separated domain names (e.g. spam.example,münchen.example). A brief whose email address is at one of them, or at any subdomain of one (mail.spam.example), is treated like a honeypot catch; notspam.example is not spam.example. Internationalised names match in either form (münchen.example is xn--mnchen-3ya.example). Anything that is not a domain name stops the start.",
   },
   {
     name: "OPS_EMAILS",

@@ -13,23 +13,26 @@ import { deliveryFile } from "../briefs";
 import type { BriefAcknowledger, Deliveries } from "../deliveries";
 import { newReference } from "../reference";
 import type { Verification } from "../verification";
+import type { SpamRules } from "../config";
+import { spamByRules } from "./spam-rules";
 import { STAGED_UPLOAD_TAKEN } from "./staging";
 import type { Submission } from "./submission";
 
 /** What receiving a brief needs; the app's services (lib/services.ts) have all of it. */
 export interface BriefIntakeServices {
   store: ObjectStore;
-  /** The configured channels, in the order webhook, email. */
+  /** The configured channels, in the order webhook, email, slack. */
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: BriefAcknowledger | null;
   /** Makes, logs and retries the channels' attempts (and the acknowledgment's). */
   deliveries: Deliveries;
+  config: { spamRules: SpamRules | null };
 }
 
 export interface Receipt {
   reference: string;
-  /** The channels that accepted the notification, in the order webhook, email. */
+  /** The channels that accepted the notification, in the order webhook, email, slack. */
   forwarded: ChannelName[];
 }
 
@@ -50,8 +53,9 @@ export function describeClient(request: Request, address: string | null, salt: s
  * the request: the brief is safe, and `forwarded` says who was told. With `CONTACT_ACKNOWLEDGE=true`
  * the sender is emailed beside the channels, within the same bound (`delivery.json`'s
  * `acknowledgment`). With nothing configured to notify, `delivery.json` (`{}`) is written with
- * `brief.json` in one flush. Honeypot catches notify nobody, acknowledge nothing, and get no
- * `delivery.json`, since nothing was attempted.
+ * `brief.json` in one flush. Spam (the honeypot, or a rule of `SPAM_KEYWORDS` or
+ * `SPAM_EMAIL_DOMAINS`) is stored under `spam/` with what caught it, notifies nobody, acknowledges
+ * nothing, and gets no `delivery.json`, since nothing was attempted.
  */
 export async function receiveBrief(
   services: BriefIntakeServices,
@@ -60,7 +64,9 @@ export async function receiveBrief(
   verification: Verification,
   receivedAt = new Date(),
 ): Promise<Receipt> {
-  const { brief, attachment, spam } = submission;
+  const { brief, attachment, attribution } = submission;
+  // The honeypot first: a bot that filled it is spam whatever it wrote.
+  const spam = submission.spam ?? spamByRules(services.config.spamRules, brief);
   const record: BriefRecord = {
     reference: newReference(),
     receivedAt: receivedAt.toISOString(),
@@ -76,6 +82,8 @@ export async function receiveBrief(
     attachment: attachment?.record ?? null,
     verification,
     client,
+    attribution,
+    ...(spam ? { spam } : {}),
   };
   // With no channel and no acknowledgment, the outcome is known before anything is sent: `{}` is
   // written with brief.json, in the same flush, instead of as a second durable write after it.

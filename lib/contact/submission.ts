@@ -2,7 +2,8 @@ import { formatBytes } from "../format";
 import { type MultipartForm, type MultipartLimits, type UploadedFile } from "../http/body";
 import { validationFailed } from "../http/errors";
 import type { ObjectStore } from "../store";
-import type { AttachmentUpload } from "../briefs";
+import type { AttachmentUpload, SpamVerdict } from "../briefs";
+import { ATTRIBUTION_FIELDS, type Attribution, attributionFrom } from "../schemas/attribution";
 import { BRIEF_FIELDS, briefSchema, MAX_ATTACHMENT_BYTES, type Brief } from "../schemas/brief";
 import { fieldMessages } from "../schemas/text";
 import { describeAttachment, IncomingFile } from "./attachment";
@@ -30,8 +31,10 @@ export interface Submission {
   brief: Brief;
   /** The file, type detected from its bytes; `null` when none was attached. */
   attachment: AttachmentUpload | null;
-  /** The honeypot was filled: store apart, notify nobody. */
-  spam: boolean;
+  /** Where the lead came from; `null` when the form sent none of it (or nothing valid). */
+  attribution: Attribution | null;
+  /** The honeypot was filled (`{ reason: "honeypot" }`): store apart, notify nobody. */
+  spam: SpamVerdict | null;
 }
 
 const TEXT_FIELDS = [...BRIEF_FIELDS, HONEYPOT_FIELD] as const;
@@ -71,8 +74,25 @@ export async function validateSubmission(
   return {
     brief: parsed.data,
     attachment: typeof file === "string" ? null : file,
-    spam: (input[HONEYPOT_FIELD] ?? "").trim() !== "",
+    attribution: attributionFrom(attributionInput(form)),
+    spam: (input[HONEYPOT_FIELD] ?? "").trim() !== "" ? { reason: "honeypot" } : null,
   };
+}
+
+/**
+ * The attribution fields as sent, where each could be read as one text value. Never a problem for
+ * the brief: a field sent twice, as a file, cut short or in another encoding is simply left out.
+ */
+function attributionInput(form: MultipartForm): Record<string, string> {
+  const input: Record<string, string> = {};
+  for (const field of Object.keys(ATTRIBUTION_FIELDS)) {
+    const values = form.fields.get(field) ?? [];
+    const only = values[0];
+    if (values.length === 1 && only && !only.truncated && !only.invalidEncoding && !form.files.has(field)) {
+      input[field] = only.value;
+    }
+  }
+  return input;
 }
 
 /** The attachment, or a message saying why it is refused. */

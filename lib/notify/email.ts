@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import type { Mailbox } from "../config";
+import type { EmailRoutes, Mailbox } from "../config";
 import { attachmentFileName, emailText } from "./message";
 import { SmtpSender } from "./smtp";
 import type { BriefNotice, Channel } from "./types";
@@ -9,6 +9,17 @@ export interface EmailSettings {
   smtpUrl: string;
   from: Mailbox;
   to: readonly string[];
+  /** `EMAIL_ROUTES`: a brief of a listed project type goes to these addresses instead of `to`. */
+  routes?: EmailRoutes;
+}
+
+/** Who the ops email of a brief goes to: its project type's route, else `EMAIL_TO`. */
+export function emailRecipients(
+  settings: Pick<EmailSettings, "to" | "routes">,
+  projectType: string,
+): readonly string[] {
+  const routes: Readonly<Record<string, readonly string[] | undefined>> = settings.routes ?? {};
+  return (Object.hasOwn(routes, projectType) ? routes[projectType] : undefined) ?? settings.to;
 }
 
 /**
@@ -37,7 +48,7 @@ export class EmailChannel implements Channel {
       : null;
     const info = await this.sender.send({
       from: { name: this.settings.from.name, address: this.settings.from.address },
-      to: this.settings.to.map((address) => ({ name: "", address })),
+      to: emailRecipients(this.settings, record.projectType).map((address) => ({ name: "", address })),
       replyTo: { name: record.name, address: record.email },
       subject,
       text,

@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import { EmailChannel } from "./email";
+import { SlackChannel } from "./slack";
 import type { Channel } from "./types";
 import { WebhookChannel } from "./webhook";
 
@@ -30,6 +31,10 @@ export type {
 export function createChannels(config: Config): Channel[] {
   const channels: Channel[] = [];
   if (config.webhook) channels.push(new WebhookChannel(config.webhook.url, config.webhook.secret));
-  if (config.email) channels.push(new EmailChannel(config.email, config.notifyTimeoutMs));
+  if (config.email) {
+    channels.push(new EmailChannel({ ...config.email, routes: config.emailRoutes }, config.notifyTimeoutMs));
+  }
+  // The message links the brief's page only where that page can be opened.
+  if (config.slack) channels.push(new SlackChannel(config.slack.url, config.ops ? config.siteOrigin : null));
   return channels;
 }

@@ -1,6 +1,7 @@
 import { formatBytes } from "../format";
 import type { AttachmentRecord, BriefRecord } from "../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
+import { attributionLines } from "./attribution";
 import { html, type SafeHtml } from "./html";
 import type { BriefNotice } from "./types";
 
@@ -87,6 +88,7 @@ function plainText(record: BriefRecord, folder: string): string {
     ...(notice ? [notice, ""] : []),
     ...summary(record).map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`),
     "",
+    ...cameFromText(record),
     "Description",
     "-----------",
     record.description,
@@ -94,6 +96,34 @@ function plainText(record: BriefRecord, folder: string): string {
     `Reply to this email to answer ${record.name}.`,
     "",
   ].join("\n");
+}
+
+/** Where the lead came from, under its own heading; nothing when the brief kept none of it. */
+function cameFromText(record: BriefRecord): string[] {
+  const origin = attributionLines(record);
+  if (origin.length === 0) return [];
+  const width = Math.max(...origin.map(([label]) => label.length)) + 3;
+  return [
+    "Where it came from",
+    "------------------",
+    ...origin.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`),
+    "",
+  ];
+}
+
+function cameFromHtml(record: BriefRecord): SafeHtml | null {
+  const origin = attributionLines(record);
+  if (origin.length === 0) return null;
+  return html`<h2 style="font-size:16px;margin:0 0 4px">Where it came from</h2>
+    <table style="border-collapse:collapse;margin:0 0 16px">
+      ${origin.map(
+        ([label, value]) =>
+          html`<tr>
+            <th style="${CELL};font-weight:600">${label}</th>
+            <td style="${CELL};word-break:break-all">${value}</td>
+          </tr>`,
+      )}
+    </table>`;
 }
 
 function lines(value: string): SafeHtml {
@@ -130,6 +160,7 @@ function htmlBody(record: BriefRecord, folder: string): string {
         <table style="border-collapse:collapse;margin:0 0 16px">
           ${rows}
         </table>
+        ${cameFromHtml(record)}
         <h2 style="font-size:16px;margin:0 0 4px">Description</h2>
         <p style="margin:0 0 16px">${lines(record.description)}</p>
         <p style="margin:0;color:#555">Reply to this email to answer ${record.name}.</p>

@@ -7,6 +7,8 @@ export interface BriefReceivedEvent {
   receivedAt: string;
   /** How the request's human check went: `passed`, `unavailable` (not checked) or `off`. */
   verification: BriefRecord["verification"];
+  /** Where the lead came from (page, referrer, utm), as `brief.json` keeps it; `null` when unknown. */
+  attribution: BriefRecord["attribution"];
   brief: Pick<
     BriefRecord,
     "name" | "email" | "company" | "role" | "projectType" | "budget" | "timeline" | "description" | "consent"
@@ -25,6 +27,7 @@ export function briefReceivedEvent(record: BriefRecord): BriefReceivedEvent {
     reference: record.reference,
     receivedAt: record.receivedAt,
     verification: record.verification,
+    attribution: record.attribution ?? null,
     brief: {
       name: record.name,
       email: record.email,

@@ -2,7 +2,7 @@ import type { AttachmentRecord, BriefRecord } from "../briefs/record";
 import type { FailureDetails } from "./failure";
 
 /** The notification channels, in the order `forwarded` lists them. */
-export const CHANNEL_NAMES = ["webhook", "email"] as const;
+export const CHANNEL_NAMES = ["webhook", "email", "slack"] as const;
 
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 

@@ -18,6 +18,7 @@ import {
   uploadTokenIssued,
 } from "../http/responses";
 import { LINK_BODY_LIMIT, NEWSLETTER_BODY_LIMIT } from "../newsletter";
+import { attributionFormSchema } from "../schemas/attribution";
 import { briefSchema } from "../schemas/brief";
 import { linkTokenSchema, newsletterSchema } from "../schemas/newsletter";
 import { uploadTokenRequestSchema } from "../schemas/staged-upload";
@@ -69,6 +70,8 @@ const contactForm = named(
       description:
         "The honeypot, hidden from people: leave it empty. When it is filled the brief is filed as spam, no one is notified, and the answer looks the same.",
     }),
+    // Where the lead came from: never a reason to refuse (a value that breaks its rule is dropped).
+    ...attributionFormSchema.shape,
   }),
 );
 

@@ -62,12 +62,12 @@ async function listBriefs(kind: Folder, invocation: Invocation, context: Command
     }
     await write(stdout, count === 0 ? "[]\n" : "\n]\n");
   } else {
-    await write(stdout, tableHeader());
+    await write(stdout, tableHeader(kind));
     for await (const brief of briefs) {
       await write(stdout, tableRow(brief));
       count++;
     }
-    const what = kind === "spam" ? "caught by the honeypot" : count === 1 ? "brief" : "briefs";
+    const what = kind === "spam" ? "caught as spam" : count === 1 ? "brief" : "briefs";
     const since = invocation.since ? ` since ${invocation.since}` : "";
     await write(stdout, `\n${count} ${what}${since} in ${printable(inboxName(context))}\n`);
   }

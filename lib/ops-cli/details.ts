@@ -5,6 +5,7 @@ import {
   acknowledgmentResult,
   budgetLabel,
   projectTypeLabel,
+  spamReasonText,
   type StoredBrief,
   timelineLabel,
   utcTime,
@@ -26,11 +27,16 @@ const VERIFICATION_DETAILS: Record<StoredBrief["record"]["verification"], string
   off: "off: human verification was not configured",
 };
 
+/** What caught a spam entry (the reader gives every spam entry its `spam`; the honeypot by default). */
+function caughtBy(brief: StoredBrief): string {
+  return spamReasonText(brief.record.spam ?? { reason: "honeypot" });
+}
+
 /** Everything about one brief, for `show`. */
 export function briefDetails(brief: StoredBrief): string {
   const { record } = brief;
   const lines = [
-    `Brief ${record.reference}${brief.kind === "spam" ? " (caught by the honeypot)" : ""}`,
+    `Brief ${record.reference}${brief.kind === "spam" ? ` (caught by ${caughtBy(brief)})` : ""}`,
     field("Stored at", `${brief.folder}/`),
     field("Received", `${utcTime(record.receivedAt, true)} UTC`),
     "",
@@ -67,7 +73,7 @@ export function briefDetails(brief: StoredBrief): string {
   } else {
     lines.push(field("Attachment", "none"));
   }
-  lines.push("", ...deliveryDetails(brief), "", ...stateDetails(brief), "");
+  lines.push("", ...attributionDetails(brief), "", ...deliveryDetails(brief), "", ...stateDetails(brief), "");
   lines.push(
     "Client",
     field("IP hash", record.client.ipHash ?? "—", "  "),
@@ -75,6 +81,19 @@ export function briefDetails(brief: StoredBrief): string {
     field("Origin", record.client.origin ?? "—", "  "),
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** Where the lead came from, as the form sent it; `none recorded` when it sent nothing. */
+function attributionDetails(brief: StoredBrief): string[] {
+  const { attribution } = brief.record;
+  if (!attribution) return [field("Came from", "none recorded")];
+  const utm = Object.entries(attribution.utm ?? {}).map(([key, value]) => field(`utm_${key}`, value, "  "));
+  return [
+    "Came from",
+    ...(attribution.page === undefined ? [] : [field("Page", attribution.page, "  ")]),
+    ...(attribution.referrer === undefined ? [] : [field("Referrer", attribution.referrer, "  ")]),
+    ...utm,
+  ];
 }
 
 function stateDetails(brief: StoredBrief): string[] {
@@ -90,7 +109,7 @@ function stateDetails(brief: StoredBrief): string[] {
 }
 
 function deliveryDetails(brief: StoredBrief): string[] {
-  if (brief.kind === "spam") return [field("Delivery", "not sent: caught by the honeypot")];
+  if (brief.kind === "spam") return [field("Delivery", `not sent: caught by ${caughtBy(brief)}`)];
   if (brief.delivery === null) {
     return [field("Delivery", "pending: no delivery.json (notifications never finished, or are running)")];
   }

@@ -1,3 +1,4 @@
+import type { Folder } from "../briefs";
 import { formatBytes } from "../format";
 import type { SubscriberRecord } from "../newsletter/subscribers";
 import {
@@ -5,6 +6,7 @@ import {
   budgetLabel,
   deliveryStatus,
   projectTypeLabel,
+  spamReasonText,
   type StoredBrief,
   timelineLabel,
   utcTime,
@@ -59,12 +61,23 @@ function tableLine(cells: string[]): string {
     .trimEnd();
 }
 
-export function tableHeader(): string {
-  return `${tableLine(COLUMNS.map((column) => column.title))}\n`;
+/** The spam list's last column, in place of DELIVERY (spam is never sent): what caught each entry. */
+const CAUGHT_BY = {
+  title: "CAUGHT BY",
+  width: 0,
+  cell: (brief: StoredBrief) => spamReasonText(brief.record.spam ?? { reason: "honeypot" }),
+};
+
+function columnsFor(kind: Folder) {
+  return kind === "spam" ? [...COLUMNS.slice(0, -1), CAUGHT_BY] : COLUMNS;
+}
+
+export function tableHeader(kind: Folder = "briefs"): string {
+  return `${tableLine(columnsFor(kind).map((column) => column.title))}\n`;
 }
 
 export function tableRow(brief: StoredBrief): string {
-  return `${tableLine(COLUMNS.map((column) => column.cell(brief)))}\n`;
+  return `${tableLine(columnsFor(brief.kind).map((column) => column.cell(brief)))}\n`;
 }
 
 export const SUBSCRIBER_COLUMNS: readonly (keyof SubscriberRecord)[] = [

@@ -15,7 +15,7 @@ export interface InboxStore {
 
 /** Telling the channels about a brief again: the inbox, the configured channels and their bound. */
 export interface NotifyingInbox extends InboxStore {
-  /** The configured notification channels, in the order webhook, email. */
+  /** The configured notification channels, in the order webhook, email, slack. */
   channels: readonly Channel[];
   /** Emails each brief's sender (`CONTACT_ACKNOWLEDGE=true`); `null` when that is off. */
   acknowledger: BriefAcknowledger | null;

@@ -21,6 +21,14 @@ export interface ExportRow {
   verification: string;
   delivery: string;
   status: string;
+  /** Where the lead came from: `attribution`'s values, empty where the brief kept none. */
+  page: string | null;
+  referrer: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
 }
 
 export const EXPORT_COLUMNS: readonly (keyof ExportRow)[] = [
@@ -41,11 +49,20 @@ export const EXPORT_COLUMNS: readonly (keyof ExportRow)[] = [
   "verification",
   "delivery",
   "status",
+  "page",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
 ];
 
 /** Options as their labels (what ops read on the form), delivery as in the table. */
 export function exportRow(brief: StoredBrief): ExportRow {
   const { record } = brief;
+  const attribution = record.attribution ?? null;
+  const utm = attribution?.utm;
   return {
     reference: record.reference,
     receivedAt: record.receivedAt,
@@ -64,6 +81,13 @@ export function exportRow(brief: StoredBrief): ExportRow {
     verification: record.verification,
     delivery: deliveryStatus(brief),
     status: brief.state.status,
+    page: attribution?.page ?? null,
+    referrer: attribution?.referrer ?? null,
+    utm_source: utm?.source ?? null,
+    utm_medium: utm?.medium ?? null,
+    utm_campaign: utm?.campaign ?? null,
+    utm_term: utm?.term ?? null,
+    utm_content: utm?.content ?? null,
   };
 }
 

@@ -32,7 +32,6 @@ export {
   budgetLabel,
   deliveryStatus,
   projectTypeLabel,
-  type SpamReason,
   spamReasonText,
   timelineLabel,
   utcTime,
@@ -78,4 +77,4 @@ export {
   noteProblem,
   setStatus,
 } from "./state";
-export { type BriefSummary, monthSummaries, type SpamCatch, spamCatch } from "./summary";
+export { type BriefSummary, monthSummaries } from "./summary";

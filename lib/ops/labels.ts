@@ -1,4 +1,4 @@
-import type { AcknowledgmentOutcome } from "../briefs";
+import type { AcknowledgmentOutcome, SpamVerdict } from "../briefs";
 import { CHANNEL_NAMES } from "../notify";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { Verification } from "../verification/types";
@@ -28,26 +28,6 @@ export function verificationLabel(value: Verification): string {
   return VERIFICATION_WORDS[value] ?? value;
 }
 
-/** Why the spam filter caught an entry, as the stored record says (`spam.reason`, `spam.match`). */
-export type SpamReason = "honeypot" | "keyword" | "domain";
-
-/**
- * Why an entry of `spam/` was caught, in words. Records carry `spam: { reason, match? }` once the
- * spam rules record it; older ones (and every honeypot catch before that) say nothing, which
- * means the honeypot.
- */
-export function spamReasonText(spam: { reason: string; match?: string | null } | null | undefined): string {
-  const match = spam?.match ? ` "${spam.match}"` : "";
-  switch (spam?.reason) {
-    case "keyword":
-      return `Caught by a keyword rule${match}`;
-    case "domain":
-      return `Caught by a blocked domain${match}`;
-    default:
-      return "Caught by the honeypot field";
-  }
-}
-
 /**
  * One line on how notifying ops went: `webhook ✓ email ✗` (`↻`: retrying on the schedule); `none configured` when no channel was
  * set up at the time; `pending` when there is no `delivery.json` (the notifications never ended,
@@ -62,6 +42,21 @@ export function deliveryStatus(brief: Pick<StoredBrief, "kind" | "delivery">): s
     return [`${name} ${{ delivered: "✓", retrying: "↻", failed: "✗" }[outcome.state]}`];
   });
   return parts.length > 0 ? parts.join(" ") : "none configured";
+}
+
+/**
+ * What caught a spam entry, in ops' words: `the honeypot`, `the keyword "casino"` or
+ * `the domain spam.example` (the rule as configured when it caught the entry).
+ */
+export function spamReasonText(verdict: SpamVerdict): string {
+  switch (verdict.reason) {
+    case "honeypot":
+      return "the honeypot";
+    case "keyword":
+      return verdict.match === undefined ? "a keyword" : `the keyword "${verdict.match}"`;
+    case "domain":
+      return verdict.match === undefined ? "a sender domain" : `the domain ${verdict.match}`;
+  }
 }
 
 /**

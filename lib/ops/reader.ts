@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ObjectStore } from "../store";
-import type { Folder } from "../briefs";
+import { type Folder, spamVerdict } from "../briefs";
 import type { SubscriberRecord } from "../newsletter/subscribers";
 import type { Delivery } from "../briefs";
 import { InboxRecordError, OpsError } from "./errors";
@@ -145,7 +145,10 @@ export async function readBrief(
   const path = `${entry.folder}/brief.json`;
   const bytes = await store.get(path);
   if (bytes === null) return null; // removed since the listing
-  const record = parseBriefRecord(path, bytes);
+  const parsed = parseBriefRecord(path, bytes);
+  // A spam entry always says what caught it: one stored before the rules existed, the honeypot.
+  const verdict = spamVerdict(kind, parsed);
+  const record = verdict === null ? parsed : { ...parsed, spam: verdict };
   if (record.reference !== entry.reference) {
     throw new InboxRecordError(`${path} holds brief ${record.reference}, not ${entry.reference}`);
   }

@@ -154,7 +154,7 @@ export async function redeliverBrief(
   if (targets.length === 0) {
     if (brief.delivery === null && plan.waiting === null) {
       result.error =
-        "no notification channel is configured here (WEBHOOK_URL, or SMTP_URL with EMAIL_FROM and EMAIL_TO)";
+        "no notification channel is configured here (WEBHOOK_URL, SMTP_URL with EMAIL_FROM and EMAIL_TO, or SLACK_WEBHOOK_URL)";
     }
     return result;
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ObjectStore } from "../store";
-import type { Folder } from "../briefs";
+import { type Folder, SPAM_REASONS, type SpamVerdict } from "../briefs";
 import { describeFailure } from "../notify";
 import { InboxRecordError } from "./errors";
 import { deliveryStatus } from "./labels";
@@ -32,21 +32,13 @@ export interface BriefSummary {
   attachment: string | null;
   /** `deliveryStatus`: `webhook ✓ email ✗`, `pending`, ... */
   delivery: string;
-  /** Why a spam entry was caught, as its record says; `null` when it says nothing (the honeypot). */
-  spam: SpamCatch | null;
+  /** Spam entries: what caught it; `null` for a brief. */
+  spam: SpamVerdict | null;
   /** The listing's fingerprint of the folder when this summary was made. */
   fingerprint: string;
 }
 
-/** `spam` on a stored record, written by the spam rules; absent on honeypot catches made before them. */
-export interface SpamCatch {
-  reason: string;
-  match?: string | null;
-}
-
-const spamCatchSchema = z.object({ reason: z.string(), match: z.string().nullish() });
-
-/** Raised whenever a summary gains a field, so every stored index is rebuilt with it. */
+// 2: summaries say what caught a spam entry; an index of version 1 is rebuilt.
 const INDEX_VERSION = 2;
 
 const summarySchema = z.object({
@@ -60,7 +52,7 @@ const summarySchema = z.object({
   status: z.enum(BRIEF_STATUSES),
   attachment: z.string().nullable(),
   delivery: z.string(),
-  spam: spamCatchSchema.nullable(),
+  spam: z.object({ reason: z.enum(SPAM_REASONS), match: z.string().optional() }).nullable(),
   fingerprint: z.string(),
 });
 const indexSchema = z.object({ version: z.literal(INDEX_VERSION), entries: z.array(summarySchema) });
@@ -70,12 +62,6 @@ const REBUILD_CONCURRENCY = 32;
 
 export function indexPath(kind: Folder, month: number): string {
   return `index/${kind}/${monthPath(month)}.json`;
-}
-
-/** The record's `spam` field when it carries a well-formed one (records may predate it). */
-export function spamCatch(brief: StoredBrief): SpamCatch | null {
-  const parsed = spamCatchSchema.safeParse((brief.record as { spam?: unknown }).spam);
-  return parsed.success ? parsed.data : null;
 }
 
 export function summarize(brief: StoredBrief, fingerprint = ""): BriefSummary {
@@ -91,7 +77,7 @@ export function summarize(brief: StoredBrief, fingerprint = ""): BriefSummary {
     status: brief.state.status,
     attachment: record.attachment?.originalName ?? null,
     delivery: deliveryStatus(brief),
-    spam: spamCatch(brief),
+    spam: brief.kind === "spam" ? (record.spam ?? { reason: "honeypot" }) : null,
     fingerprint,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { attributionField } from "./attribution";
 import { email } from "./text";
 
 /**
@@ -29,19 +30,6 @@ const topic = z.enum(NEWSLETTER_TOPICS, {
       : `Each topic must be one of: ${TOPIC_LIST}.`,
 });
 
-/** One line: no control characters (line breaks included) and no Unicode line or paragraph separator. */
-const SINGLE_LINE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/;
-
-/**
- * Where the form was (the page's path and query), kept as consent evidence. Never a reason to
- * refuse a subscription: a value that breaks the rule (more than 500 characters, or not one line)
- * is dropped and the rest kept.
- */
-export const pageField = z.string().min(1).max(500).regex(SINGLE_LINE).optional().catch(undefined).meta({
-  description:
-    "Optional: the path and query of the page the form was on (one line, at most 500 characters); a value that breaks the rule is dropped, never refused.",
-});
-
 export const newsletterSchema = z.object({
   email,
   topics: z
@@ -53,7 +41,8 @@ export const newsletterSchema = z.object({
     })
     .optional()
     .transform((topics): Topic[] => topics ?? []),
-  page: pageField,
+  /** Where the form was sent from (consent evidence); dropped, never refused, when it breaks its rule. */
+  page: attributionField(500, "The path and query of the page the form was sent from."),
 });
 
 /** The request as a form builds it: `topics` may be left out. */

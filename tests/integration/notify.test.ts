@@ -125,6 +125,7 @@ describe("both channels configured", () => {
       receivedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       // Human verification is not configured in this suite.
       verification: "off",
+      attribution: null,
       brief: {
         name: brief.name,
         email: brief.email,

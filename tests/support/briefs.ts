@@ -59,6 +59,7 @@ export async function storeBrief(
     description: "We need a system that computes Bernoulli numbers and explains its reasoning.",
     consent: true,
     verification: "passed",
+    attribution: null,
     ...options.fields,
     attachment: attachment?.record ?? null,
     client: { ipHash: "ab".repeat(32), userAgent: "Mozilla/5.0 (test)", origin: "https://studio.example" },

@@ -37,6 +37,7 @@ function record(reference: string, withAttachment: boolean): BriefRecord {
     consent: true,
     attachment: withAttachment ? attachment.record : null,
     verification: "off",
+    attribution: null,
     client: { ipHash: null, userAgent: null, origin: null },
   };
 }

@@ -63,6 +63,14 @@ const EXPORT_HEADER = [
   "verification",
   "delivery",
   "status",
+  // Where the lead came from, appended after the others.
+  "page",
+  "referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
 ];
 
 /**
@@ -221,21 +229,38 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(tableReferences(all.stdout)).toHaveLength(3);
       });
 
-      it("spam lists what the honeypot caught, and only that", async () => {
+      it("spam lists what was caught, and only that, each with what caught it", async () => {
         const brief = await storeBrief(store, { receivedAt: "2025-05-05T10:00:00.000Z" });
+        // Written before spam rules existed: no `spam` field, so the honeypot caught it.
         const caught = await storeBrief(store, {
           receivedAt: "2025-05-04T10:00:00.000Z",
           folder: "spam",
           fields: { name: "Cheap Pills" },
         });
+        const byKeyword = await storeBrief(store, {
+          receivedAt: "2025-05-03T10:00:00.000Z",
+          folder: "spam",
+          fields: { name: "Casino Royale", spam: { reason: "keyword", match: "casino" } },
+        });
         const result = await run(["spam"]);
         expect(result.code).toBe(0);
-        expect(tableReferences(result.stdout)).toEqual([caught.record.reference]);
-        expect(rowOf(result.stdout, caught.record.reference)).toMatch(/Cheap Pills.*not sent \(spam\)$/);
+        expect(lines(result.stdout)[0]).toMatch(/CAUGHT BY$/);
+        expect(tableReferences(result.stdout)).toEqual([caught.record.reference, byKeyword.record.reference]);
+        expect(rowOf(result.stdout, caught.record.reference)).toMatch(/Cheap Pills.*the honeypot$/);
+        expect(rowOf(result.stdout, byKeyword.record.reference)).toMatch(
+          /Casino Royale.*the keyword "casino"$/,
+        );
         expect(result.stdout).not.toContain(brief.record.reference);
-        expect(lines(result.stdout).at(-1)).toBe(`1 caught by the honeypot in ${inbox.name}`);
-        const json = JSON.parse((await run(["spam", "--json"])).stdout) as { folder: string }[];
-        expect(json.map((item) => item.folder)).toEqual([caught.folder]);
+        expect(lines(result.stdout).at(-1)).toBe(`2 caught as spam in ${inbox.name}`);
+        const json = JSON.parse((await run(["spam", "--json"])).stdout) as {
+          folder: string;
+          spam: unknown;
+        }[];
+        expect(json.map((item) => item.folder)).toEqual([caught.folder, byKeyword.folder]);
+        expect(json.map((item) => item.spam)).toEqual([
+          { reason: "honeypot" },
+          { reason: "keyword", match: "casino" },
+        ]);
         expect(caught.folder.startsWith("spam/2025/05/04/")).toBe(true);
       });
     });
@@ -385,6 +410,30 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(result.code).toBe(0);
         expect(result.stdout).toContain(`Brief ${caught.record.reference} (caught by the honeypot)`);
         expect(result.stdout).toContain("Delivery      not sent: caught by the honeypot");
+      });
+
+      it("says which spam rule caught an entry, and where a lead came from", async () => {
+        const caught = await storeBrief(store, {
+          receivedAt: "2025-04-03T11:00:00.000Z",
+          folder: "spam",
+          fields: {
+            spam: { reason: "domain", match: "münchen.example" },
+            attribution: { page: "/pricing?plan=pro", utm: { source: "newsletter", campaign: "spring" } },
+          },
+        });
+        const result = await run(["show", caught.record.reference]);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain(
+          `Brief ${caught.record.reference} (caught by the domain münchen.example)`,
+        );
+        expect(result.stdout).toContain(
+          [
+            "Came from",
+            "  Page          /pricing?plan=pro",
+            "  utm_source    newsletter",
+            "  utm_campaign  spring",
+          ].join("\n"),
+        );
       });
 
       it("an unknown reference exits 1 with 'not found'; a malformed one is a usage error (2)", async () => {

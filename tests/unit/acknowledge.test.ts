@@ -30,6 +30,7 @@ function brief(email = EMAIL): BriefRecord {
     description: "We need a system that computes Bernoulli numbers and explains its reasoning.",
     consent: true,
     verification: "passed",
+    attribution: null,
     attachment: null,
     client: { ipHash: "ab".repeat(32), userAgent: "Mozilla/5.0 (test)", origin: "https://studio.example" },
   };

@@ -287,6 +287,7 @@ describe("saveBrief on Vercel Blob", () => {
     consent: true,
     attachment: null,
     verification: "off",
+    attribution: null,
     client: { ipHash: null, userAgent: null, origin: null },
   };
   const upload: AttachmentUpload = {

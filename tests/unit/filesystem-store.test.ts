@@ -340,6 +340,7 @@ function record(overrides: Partial<BriefRecord> = {}): BriefRecord {
     consent: true,
     attachment: null,
     verification: "off",
+    attribution: null,
     client: { ipHash: "abc123", userAgent: "test", origin: "https://studio.example" },
     ...overrides,
   };

@@ -36,6 +36,7 @@ function record(overrides: Partial<BriefRecord> = {}): BriefRecord {
     consent: true,
     attachment: ATTACHMENT,
     verification: "passed",
+    attribution: null,
     client: { ipHash: "f".repeat(64), userAgent: "Mozilla/5.0", origin: "https://studio.example" },
     ...overrides,
   };
@@ -56,6 +57,7 @@ describe("briefReceivedEvent", () => {
       reference: "K7QM-3XD9-PTWA-84HC",
       receivedAt: "2026-11-22T10:00:00.000Z",
       verification: "passed",
+      attribution: null,
       brief: {
         name: "Ada Lovelace",
         email: "ada@example.com",
@@ -78,6 +80,21 @@ describe("briefReceivedEvent", () => {
 
   it("has attachment null without a file", () => {
     expect(briefReceivedEvent(record({ attachment: null })).attachment).toBeNull();
+  });
+
+  it("carries where the lead came from as brief.json keeps it, beside verification; spam's verdict never", () => {
+    const attribution = { page: "/pricing", utm: { source: "newsletter", campaign: "spring" } };
+    const event = briefReceivedEvent(record({ attribution, spam: { reason: "keyword", match: "x" } }));
+    expect(event.attribution).toStrictEqual(attribution);
+    expect(Object.keys(event)).toEqual([
+      "type",
+      "reference",
+      "receivedAt",
+      "verification",
+      "attribution",
+      "brief",
+      "attachment",
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   type OperationObject,
   renderOpenApiDocument,
 } from "@/lib/openapi";
+import { ATTRIBUTION_FIELDS } from "@/lib/schemas/attribution";
 import { BRIEF_FIELDS, BRIEF_LIMITS, BUDGETS, PROJECT_TYPES, TIMELINES } from "@/lib/schemas/brief";
 import { NEWSLETTER_TOPICS } from "@/lib/schemas/newsletter";
 import { EMAIL_MAX_LENGTH } from "@/lib/schemas/text";
@@ -178,7 +179,13 @@ describe("the OpenAPI document", () => {
       STAGED_UPLOAD_FIELD,
       TOKEN_FIELD,
       HONEYPOT_FIELD,
+      ...Object.keys(ATTRIBUTION_FIELDS),
     ]);
+    // Where the lead came from: optional, with the length each keeps (longer is dropped, not refused).
+    for (const [field, max] of Object.entries(ATTRIBUTION_FIELDS)) {
+      expect(property("ContactForm", field)).toMatchObject({ type: "string", maxLength: max });
+    }
+    expect(property("Subscription", "page")).toMatchObject({ type: "string", maxLength: 500 });
     expect(property("ContactForm", "projectType").enum).toEqual(Object.keys(PROJECT_TYPES));
     expect(property("ContactForm", "budget").enum).toEqual(Object.keys(BUDGETS));
     expect(property("ContactForm", "timeline").enum).toEqual(Object.keys(TIMELINES));

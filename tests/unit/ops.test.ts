@@ -103,6 +103,7 @@ const base: StoredBrief = {
     consent: true,
     attachment: null,
     verification: "passed",
+    attribution: null,
     client: { ipHash: null, userAgent: null, origin: null },
   },
   delivery: null,

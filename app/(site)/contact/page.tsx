@@ -14,5 +14,7 @@ export default async function ContactPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  return <ContactSection headingLevel="h1" returned={readContactFormReturn(await searchParams)} />;
+  return (
+    <ContactSection headingLevel="h1" page="/contact" returned={readContactFormReturn(await searchParams)} />
+  );
 }

@@ -26,6 +26,7 @@ export default async function NewsletterPage({ searchParams }: { searchParams: P
       <NewsletterForm
         headingLevel="h1"
         title="Subscribe to our newsletter"
+        page="/newsletter"
         initialResult={result}
         initialMessage={
           code ? newsletterErrorMessage(code, Number.isInteger(retry) && retry > 0 ? retry : null) : undefined

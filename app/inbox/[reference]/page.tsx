@@ -10,6 +10,7 @@ import {
   StatusSection,
 } from "@/components/inbox/brief-sections";
 import { DeliveryDetails } from "@/components/inbox/delivery";
+import { BriefAttribution } from "@/components/inbox/brief-origin";
 import { errorText } from "@/components/inbox/forms";
 import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
 import { LocalTime } from "@/components/inbox/time";
@@ -26,7 +27,6 @@ import {
   parseFilter,
   projectTypeLabel,
   searchBriefs,
-  spamCatch,
   spamReasonText,
   type StoredBrief,
   timelineLabel,
@@ -195,7 +195,10 @@ export default async function BriefPage({
           </header>
 
           {spam ? (
-            <SpamSection act={(action) => `${api}/${action}`} why={spamReasonText(spamCatch(brief))} />
+            <SpamSection
+              act={(action) => `${api}/${action}`}
+              why={`Caught by ${spamReasonText(record.spam ?? { reason: "honeypot" })}.`}
+            />
           ) : (
             <StatusSection act={act} status={state.status} />
           )}
@@ -225,6 +228,8 @@ export default async function BriefPage({
             <h3 className="mt-3 text-sm font-medium text-muted">About the project</h3>
             <p className="mt-1 whitespace-pre-wrap break-words text-sm text-ink">{record.description}</p>
           </Section>
+
+          <BriefAttribution attribution={record.attribution} />
 
           <Section title="Attachment">
             {record.attachment ? (

@@ -22,8 +22,8 @@ export default async function SpamPage({ searchParams }: { searchParams: Promise
     <InboxShell actor={actor} current="spam">
       <h1 className="text-xl font-bold tracking-tight text-ink">Spam</h1>
       <p className="mt-1 text-sm text-muted">
-        Caught before anyone was notified (each says why: so far, the hidden honeypot field filled in). Open
-        one to move it to the inbox.
+        Caught by the hidden honeypot field or a spam rule (a keyword or a sender domain): nobody was
+        notified. Each says what caught it; open one to move it to the inbox.
       </p>
       <div className="mt-3 flex flex-col gap-3">
         <BriefFilters action="/inbox/spam" filter={filter} statuses={false} />
