@@ -259,7 +259,10 @@ export function BriefRows({
             </span>
             <span className="mt-0.5 flex flex-wrap items-center gap-x-2">
               {spam ? (
-                <span className="text-xs font-medium text-amber-900" data-caught-by={brief.spam?.reason ?? "honeypot"}>
+                <span
+                  className="text-xs font-medium text-amber-900"
+                  data-caught-by={brief.spam?.reason ?? "honeypot"}
+                >
                   Caught by {spamReasonText(brief.spam ?? { reason: "honeypot" })}
                 </span>
               ) : (

@@ -85,7 +85,13 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const { store, calls } = failingOnPut(new FilesystemStore(root), 3);
 
     const error = await receiveBrief(
-      { store, channels: [], acknowledger: null, deliveries: deliveriesFor(store).deliveries, config: { spamRules: null } },
+      {
+        store,
+        channels: [],
+        acknowledger: null,
+        deliveries: deliveriesFor(store).deliveries,
+        config: { spamRules: null },
+      },
       await submissionWithPdf(),
       client,
       "off",
@@ -117,7 +123,13 @@ describe("receiveBrief when the store fails between the attachment and brief.jso
     const root = join(dir, "inbox");
     const { store, calls } = failingOnPut(new FilesystemStore(root), 0);
     const { reference } = await receiveBrief(
-      { store, channels: [], acknowledger: null, deliveries: deliveriesFor(store).deliveries, config: { spamRules: null } },
+      {
+        store,
+        channels: [],
+        acknowledger: null,
+        deliveries: deliveriesFor(store).deliveries,
+        config: { spamRules: null },
+      },
       await submissionWithPdf(),
       client,
       "off",
