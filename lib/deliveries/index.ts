@@ -18,3 +18,4 @@ export {
   type RetryMessage,
   RetryMessages,
 } from "./qstash";
+export { dueDeliveriesJob, SCHEDULER_INTERVAL_MS } from "./scheduler";

@@ -105,6 +105,18 @@ export const gcBody = z.object({
   }),
 });
 
+export const deliveriesRunBody = z.object({
+  ok: z.literal(true),
+  attempted: z.number().int().min(0).meta({ description: "Due attempts made in this run." }),
+  delivered: z.number().int().min(0).meta({ description: "Of those, the ones delivered." }),
+  failed: z.number().int().min(0).meta({ description: "Of those, the ones that gave up (ops were told)." }),
+  retrying: z
+    .number()
+    .int()
+    .min(0)
+    .meta({ description: "Of those, the ones that failed again and are due again later." }),
+});
+
 export type ErrorBody = z.input<typeof errorBody>;
 export type BriefReceived = z.input<typeof briefReceived>;
 export type UploadTokenIssued = z.input<typeof uploadTokenIssued>;
@@ -114,3 +126,4 @@ export type UnsubscribeAnswer = z.input<typeof unsubscribeAnswer>;
 export type FormSettingsBody = z.input<typeof formSettingsBody>;
 export type HealthBody = z.input<typeof healthBody>;
 export type GcBody = z.input<typeof gcBody>;
+export type DeliveriesRunBody = z.input<typeof deliveriesRunBody>;

@@ -11,6 +11,7 @@ import {
   briefReceived,
   confirmationAnswer,
   formSettingsBody,
+  deliveriesRunBody,
   gcBody,
   healthBody,
   subscriptionAnswer,
@@ -347,6 +348,21 @@ export const OPERATIONS: OperationSpec[] = [
     errors: ["unauthorized", "not_found", "storage_unavailable", "internal_error"],
     when: {
       unauthorized: "No `Authorization: Bearer <CRON_SECRET>`, or another token. Nothing is removed.",
+      not_found: "`CRON_SECRET` is not set: the job is off.",
+    },
+  },
+  {
+    method: "get",
+    path: "/api/cron/deliveries",
+    operationId: "makeDueDeliveries",
+    tag: "Jobs",
+    summary: "Make the delivery attempts that are due",
+    description:
+      "For Vercel Cron (or any scheduler that can only call a URL): makes every due retry of a notification channel (and of the acknowledgment) it can within 8 s, each claimed first so nothing is attempted twice, and answers what they came to. Off until `CRON_SECRET` is set; then the request must carry `Authorization: Bearer <CRON_SECRET>`. `vercel.json` calls it once a day (Vercel Hobby's limit); with QStash (`QSTASH_TOKEN`) retries are on time without it.",
+    ok: { description: "What the due attempts came to.", schema: named("DeliveriesRun", deliveriesRunBody) },
+    errors: ["unauthorized", "not_found", "storage_unavailable", "internal_error"],
+    when: {
+      unauthorized: "No `Authorization: Bearer <CRON_SECRET>`, or another token. No attempt is made.",
       not_found: "`CRON_SECRET` is not set: the job is off.",
     },
   },

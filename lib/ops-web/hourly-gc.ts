@@ -1,4 +1,4 @@
-import { describeFailure } from "../notify";
+import { type ServerJob, startServerJobs } from "../server-jobs";
 import { Deadline } from "../store";
 import { runRetentionGc, type ScheduledGcServices } from "./scheduled-gc";
 
@@ -12,39 +12,27 @@ const FIRST_GC_DELAY_MS = 60_000;
 const GC_RUN_DEADLINE_MS = 5 * 60_000;
 
 /**
- * A long-lived server's (`next start`) gc: a minute after the start, then once an hour, one run at
- * a time, audited as `server`. The timers are unref'd (they never keep the process up) and stop
- * on SIGTERM. A failed run is logged and the next one tries again. Returns the stop function.
- * Not for Vercel, where functions sleep between requests: there `GET /api/cron/gc` is scheduled.
+ * A long-lived server's (`next start`) gc, as a server job: a minute after the start, then once an
+ * hour, audited as `server`. Not for Vercel, where `GET /api/cron/gc` is scheduled instead.
  */
-export function startHourlyGc(
+export function hourlyGcJob(
   services: ScheduledGcServices,
   { intervalMs = GC_INTERVAL_MS, firstDelayMs = FIRST_GC_DELAY_MS } = {},
-): () => void {
-  let running = false;
-  const run = async () => {
-    if (running) return;
-    running = true;
-    try {
+): ServerJob {
+  return {
+    name: "gc",
+    firstAfterMs: firstDelayMs,
+    everyMs: intervalMs,
+    async run() {
       await runRetentionGc(services, { actor: "server", call: Deadline.in(GC_RUN_DEADLINE_MS).options });
-    } catch (error) {
-      console.warn(`[gc] the hourly run failed, the next one tries again: ${describeFailure(error)}`);
-    } finally {
-      running = false;
-    }
+    },
   };
-  const first = setTimeout(() => void run(), firstDelayMs).unref();
-  const every = setInterval(() => void run(), intervalMs).unref();
-  const stop = () => {
-    clearTimeout(first);
-    clearInterval(every);
-    process.off("SIGTERM", onSigterm);
-  };
-  const onSigterm = () => {
-    stop();
-    // Listening for SIGTERM takes away Node's own exit on it: with no other listener, exit as it would.
-    if (process.listenerCount("SIGTERM") === 0) process.kill(process.pid, "SIGTERM");
-  };
-  process.on("SIGTERM", onSigterm);
-  return stop;
+}
+
+/** `hourlyGcJob` started alone (its tests); the server starts it with the others (lib/startup.ts). */
+export function startHourlyGc(
+  services: ScheduledGcServices,
+  options: { intervalMs?: number; firstDelayMs?: number } = {},
+): () => void {
+  return startServerJobs([hourlyGcJob(services, options)]);
 }

@@ -21,7 +21,7 @@ export {
   startSession,
 } from "./sign-in";
 export { hashId, type OpsSession, type SessionStore, type SpentLinks } from "./sessions";
-export { GC_INTERVAL_MS, startHourlyGc } from "./hourly-gc";
+export { GC_INTERVAL_MS, hourlyGcJob, startHourlyGc } from "./hourly-gc";
 export { runRetentionGc, type ScheduledGcServices } from "./scheduled-gc";
 
 /**

@@ -1,3 +1,4 @@
+import { forgetDeliveries } from "../deliveries";
 import type { ObjectStore } from "../store";
 import type { Folder } from "../briefs";
 import { subscriberId, subscriberPath } from "../newsletter/subscribers";
@@ -90,7 +91,11 @@ export async function eraseFolders(
   kind: Folder,
   folders: readonly string[],
 ): Promise<void> {
-  for (const folder of folders) await removeFolder(store, folder);
+  for (const folder of folders) {
+    await removeFolder(store, folder);
+    // Its due and failed delivery records: nothing more is attempted, nothing listed as failed.
+    await forgetDeliveries(store, folder.split("/").at(-1) ?? "");
+  }
   // The index held the erased briefs' text: remove it, then rebuild it from what is left.
   for (const month of new Set(folders.map(monthOf))) {
     await store.delete(indexPath(kind, month));
