@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { blobEnv } from "../support/blob-app";
+import { type BlobStandIn, startBlobStandIn } from "../support/blob-standin";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { findBriefFolder, listInbox } from "../support/inbox";
 import { type QStashStandIn, startQStashStandIn } from "../support/qstash-standin";
@@ -240,6 +242,65 @@ describe("with QStash configured", () => {
     const response = await qstash.deliver(destination, body);
     expect(response.status).toBe(413);
     expect(JSON.parse(response.answer)).toMatchObject({ ok: false, error: "payload_too_large" });
+  });
+});
+
+describe("with QStash, on the Blob inbox, when the store does not answer", () => {
+  let blob: BlobStandIn;
+  let qstash: QStashStandIn;
+  let receiver: WebhookReceiver;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    blob = await startBlobStandIn();
+    qstash = await startQStashStandIn({ retries: 3, retryDelayMs: 1_500 });
+    receiver = await startWebhookReceiver();
+    app = await startApp({
+      ...blobEnv(blob.token, blob.origin),
+      WEBHOOK_URL: `${receiver.url}/hooks/intake`,
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
+      NOTIFY_TIMEOUT_MS: "1000",
+      DELIVERY_RETRY_SCHEDULE: SCHEDULE,
+      ...qstash.env,
+    });
+  });
+
+  afterAll(async () => {
+    blob.fault = null;
+    await app?.stop();
+    await qstash?.stop();
+    await receiver?.stop();
+    await blob?.close();
+  });
+
+  it("answers 503, so QStash sends the message again, and its next call makes the attempt", async () => {
+    receiver.answer({ status: 503 });
+    const { reference } = await sendBrief(app);
+    const [message] = await eventually("the first retry published", async () => {
+      const published = qstash.publishedFor(reference);
+      return published.length > 0 && published;
+    });
+    // The due record cannot be read until QStash has been answered 503 once.
+    blob.fault = { status: 503, match: ({ pathname }) => !!pathname?.includes("deliveries/due/") };
+    receiver.answer({ status: 204 });
+    const refused = await eventually("QStash's first call answered", async () =>
+      qstash.deliveries.find((delivery) => delivery.messageId === message!.messageId),
+    );
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.answer)).toMatchObject({ ok: false, error: "storage_unavailable" });
+    expect(receiver.forReference(reference)).toHaveLength(1);
+    blob.fault = null;
+
+    await eventually(
+      "the webhook delivered on QStash's retry",
+      async () => receiver.forReference(reference).length === 2,
+    );
+    await qstash.idle();
+    const calls = qstash.deliveries.filter((delivery) => delivery.messageId === message!.messageId);
+    expect(calls.map((call) => [call.retried, call.status, JSON.parse(call.answer)])).toEqual([
+      [0, 503, expect.objectContaining({ error: "storage_unavailable" })],
+      [1, 200, { ok: true, attempted: true }],
+    ]);
   });
 });
 

@@ -88,7 +88,7 @@ const base64url = (bytes: Buffer | string) => Buffer.from(bytes).toString("base6
 /**
  * `Upstash-Signature` as QStash makes it: a JWT, HS256 with the signing key's UTF-8 bytes, whose
  * claims name the issuer, the destination URL (`sub`), a five-minute validity and the body's
- * SHA-256 (base64url).
+ * SHA-256 (base64url, padded).
  */
 export function signQStashJwt(key: string, destination: string, body: string, now = Date.now()): string {
   const seconds = Math.floor(now / 1000);
@@ -101,7 +101,12 @@ export function signQStashJwt(key: string, destination: string, body: string, no
       nbf: seconds,
       iat: seconds,
       jti: `jwt_${randomBytes(12).toString("hex")}`,
-      body: base64url(createHash("sha256").update(body, "utf8").digest()),
+      // QStash pads this one (`…vY4=`), unlike the JWT's own parts; the SDK takes either.
+      body: createHash("sha256")
+        .update(body, "utf8")
+        .digest("base64")
+        .replace(/\+/g, "-")
+        .replace(/\//g, "_"),
     }),
   );
   const signature = base64url(createHmac("sha256", key).update(`${header}.${claims}`).digest());

@@ -121,6 +121,16 @@ describe("parseConfig: QStash", () => {
     ["QSTASH_URL alone", { QSTASH_URL: "https://qstash-eu.example" }, ["QSTASH_URL is set without"]],
     ["a QSTASH_URL that is no URL", { ...QSTASH, QSTASH_URL: "qstash" }, ["QSTASH_URL"]],
     ["a QSTASH_URL that is not http", { ...QSTASH, QSTASH_URL: "ftp://qstash.example" }, ["QSTASH_URL"]],
+    [
+      "a QSTASH_URL with the publish path in it",
+      { ...QSTASH, QSTASH_URL: "https://qstash.upstash.io/v1/publish/" },
+      ["QSTASH_URL must be QStash's address without a path"],
+    ],
+    [
+      "a QSTASH_URL with a path",
+      { ...QSTASH, QSTASH_URL: "https://qstash.upstash.io/v2" },
+      ["QSTASH_URL must be QStash's address without a path"],
+    ],
   ])("%s stops the start, naming what is missing or wrong", (_, env, named) => {
     const message = configError(env);
     for (const text of named) expect(message).toContain(text);
