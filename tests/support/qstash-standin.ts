@@ -4,9 +4,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 /**
  * A stand-in for Upstash QStash on 127.0.0.1, which the real `@upstash/qstash` client talks to
  * through `QSTASH_URL`: it takes `POST /v2/publish/<destination URL>` as QStash does (bearer token,
- * `Upstash-Delay`, `Upstash-Deduplication-Id`, forwarded headers; answers `{ messageId }`), and
- * after the delay calls the destination with the same body, signed as QStash signs (a JWT, HS256,
- * in `Upstash-Signature`), trying again a few times on anything but a 2xx.
+ * `Upstash-Delay` or `Upstash-Not-Before`, `Upstash-Deduplication-Id`, forwarded headers; answers
+ * `{ messageId }`), and after the delay calls the destination with the same body, signed as QStash
+ * signs (a JWT, HS256, in `Upstash-Signature`), trying again a few times on anything but a 2xx.
  */
 
 /** Which key a delivery is signed with: QStash's current, its next (after a key roll), or a forger's. */
@@ -248,7 +248,12 @@ export async function startQStashStandIn(options: QStashStandInOptions = {}): Pr
     };
     published.push(message);
     if (deduplicationId !== null) byDeduplicationId.set(deduplicationId, message.messageId);
-    if (!held) schedule(message, 0, delaySeconds * 1000 * delayScale);
+    // `Upstash-Not-Before` (unix seconds) instead of a delay: the wait until then, scaled alike.
+    const notBefore = Number(headers["upstash-not-before"] ?? Number.NaN);
+    const waitMs = Number.isFinite(notBefore)
+      ? Math.max(0, notBefore * 1000 - Date.now())
+      : delaySeconds * 1000;
+    if (!held) schedule(message, 0, waitMs * delayScale);
     answerJson(response, 201, { messageId: message.messageId });
   }
 
