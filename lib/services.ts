@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Config, getConfig } from "./config";
 import { Acknowledger } from "./contact/acknowledge";
-import { ChannelAlerts, Deliveries, QStashPublisher, retryDestination } from "./deliveries";
+import { ChannelAlerts, Deliveries, QStashPublisher, retryDestination, RetryMessages } from "./deliveries";
 import { createStore, type ObjectStore } from "./store";
 import { LinkSigner } from "./links";
 import { createOpsServices, type OpsServices } from "./ops-web";
@@ -42,6 +42,8 @@ export interface Services extends InboxServices {
   subscriberEvents: SubscriberEvents | null;
   /** The inbox on the web (`OPS_EMAILS`); `null` when it is off. */
   ops: OpsServices | null;
+  /** Reads QStash's signed retry messages; `null` without QStash (`POST /api/deliveries/retry` is off). */
+  retryMessages: RetryMessages | null;
 }
 
 /** Logs the configuration's warnings (to stderr), then builds the store and the channels. */
@@ -120,6 +122,7 @@ export function createServices(config: Config): Services {
       config.webhook &&
       new SubscriberEvents(config.webhook.url, config.webhook.secret, config.notifyTimeoutMs),
     ops: createOpsServices(config, inbox.store, limiters, { links, mailer: visitorMailer }),
+    retryMessages: config.qstash && new RetryMessages(config.qstash, retryDestination(config.siteOrigin)),
   };
 }
 

@@ -58,7 +58,15 @@ export function parseDeliveries({
   const missing = Object.entries(qstashVariables)
     .filter(([, value]) => !value)
     .map(([name]) => name);
-  const url = read(raw.QSTASH_URL, httpUrl("QSTASH_URL"), null);
+  let url = read(raw.QSTASH_URL, httpUrl("QSTASH_URL"), null);
+  // The client adds `/v2/publish/…` itself: an address copied from an old guide with that path (or
+  // `/v1/publish`) in it would send every retry nowhere, which only shows as a logged failure.
+  if (url && url.pathname !== "/") {
+    problems.push(
+      `QSTASH_URL must be QStash's address without a path, such as https://qstash.upstash.io, got "${raw.QSTASH_URL}"`,
+    );
+    url = null;
+  }
   let qstash: Config["qstash"] = null;
   if (missing.length === 0) {
     qstash = {

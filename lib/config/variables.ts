@@ -381,9 +381,9 @@ export const VARIABLES = [
     group: "Scheduled jobs",
     default: "`https://qstash.upstash.io`",
     example: "",
-    summary: "QStash's API, for a region of its own or a stand-in (the tests')",
+    summary: "QStash's API address (no path), for a region of its own or a stand-in (the tests')",
     notes:
-      "QStash's API, for a region of its own or a stand-in (the tests use one). Unset: https://qstash.upstash.io.",
+      "QStash's API address, without a path (the client adds /v2/publish), for a region of its own or a stand-in (the tests use one). Unset: https://qstash.upstash.io.",
   },
 ] as const satisfies readonly Variable[];
 

@@ -1,4 +1,5 @@
 export { ChannelAlerts, type GaveUp, type GiveUpAlerts } from "./alerts";
+export { RETRY_BODY_LIMIT, retryFromQStash } from "./callback";
 export { type AttemptResult, Deliveries, type DeliveriesDeps, type RetryPublisher } from "./deliveries";
 export {
   DUE_PREFIX,
@@ -16,6 +17,7 @@ export {
   type QStashSettings,
   retryDestination,
   type RetryMessage,
+  retryMessageSchema,
   RetryMessages,
 } from "./qstash";
 export { dueDeliveriesJob, SCHEDULER_INTERVAL_MS } from "./scheduler";

@@ -34,6 +34,8 @@ export class QStashPublisher implements RetryPublisher {
     private readonly destination: string,
   ) {
     this.client = new Client({
+      // Never the SDK's local dev server, whatever QSTASH_DEV says: this is the configured QStash.
+      devMode: false,
       token: settings.token,
       ...(settings.url ? { baseUrl: settings.url } : {}),
       retry: { retries: PUBLISH_RETRIES, backoff: (count) => 200 * 2 ** count },
@@ -51,14 +53,38 @@ export class QStashPublisher implements RetryPublisher {
   }
 }
 
-const messageSchema = z.object({
+const TARGETS = [...CHANNEL_NAMES, "acknowledgment"] as const;
+
+/** The body of every retry message: the attempt it names. */
+export const retryMessageSchema = z.object({
   reference: z.string().regex(/^[0-9A-Z-]{1,40}$/),
-  channel: z.enum([...CHANNEL_NAMES, "acknowledgment"]),
+  channel: z.enum(TARGETS),
 });
 
-/** What `readRetryMessage` found: the attempt a message names, or why it was refused. */
+/** Each wrong field of a message, once: a message that is not an object is wrong in both. */
+function fieldProblems(error: z.ZodError): Record<string, string> {
+  const fields: Record<string, string> = {};
+  const sentence = {
+    reference: "A brief's reference, such as K7QM-3XD9-PTWA-84HC.",
+    channel: `One of ${TARGETS.join(", ")}.`,
+  };
+  for (const issue of error.issues) {
+    const field = issue.path[0];
+    if (field === "reference" || field === "channel") fields[field] = sentence[field];
+    else Object.assign(fields, sentence);
+  }
+  return fields;
+}
+
+/**
+ * What `RetryMessages.read` found: the attempt a message names, or why it was refused: no valid
+ * signature, a body that is not JSON, or JSON that is not `{ reference, channel }` (`fields` says
+ * which is wrong).
+ */
 export type RetryMessage =
-  { valid: true; reference: string; channel: Target } | { valid: false; why: "signature" | "body" };
+  | { valid: true; reference: string; channel: Target }
+  | { valid: false; why: "signature" | "json" }
+  | { valid: false; why: "fields"; fields: Record<string, string> };
 
 /**
  * A message QStash delivered: accepted only with a valid `Upstash-Signature` for this very body and
@@ -72,6 +98,8 @@ export class RetryMessages {
     private readonly destination: string,
   ) {
     this.receiver = new Receiver({
+      // Never the SDK's published dev keys, whatever QSTASH_DEV says: anyone could sign with those.
+      devMode: false,
       currentSigningKey: settings.currentSigningKey,
       nextSigningKey: settings.nextSigningKey,
     });
@@ -94,10 +122,10 @@ export class RetryMessages {
     try {
       parsed = JSON.parse(body);
     } catch {
-      return { valid: false, why: "body" };
+      return { valid: false, why: "json" };
     }
-    const message = messageSchema.safeParse(parsed);
-    if (!message.success) return { valid: false, why: "body" };
+    const message = retryMessageSchema.safeParse(parsed);
+    if (!message.success) return { valid: false, why: "fields", fields: fieldProblems(message.error) };
     return { valid: true, reference: message.data.reference, channel: message.data.channel };
   }
 }

@@ -117,6 +117,15 @@ export const deliveriesRunBody = z.object({
     .meta({ description: "Of those, the ones that failed again and are due again later." }),
 });
 
+/** `POST /api/deliveries/retry`: QStash's call is done with; whether it made an attempt. */
+export const retryAnswer = z.object({
+  ok: z.literal(true),
+  attempted: z.boolean().meta({
+    description:
+      "`true` when the message's attempt was made now; `false` when the message was stale (the channel delivered, given up or rescheduled, the brief erased, or the attempt under way elsewhere): a no-op.",
+  }),
+});
+
 export type ErrorBody = z.input<typeof errorBody>;
 export type BriefReceived = z.input<typeof briefReceived>;
 export type UploadTokenIssued = z.input<typeof uploadTokenIssued>;
@@ -127,3 +136,4 @@ export type FormSettingsBody = z.input<typeof formSettingsBody>;
 export type HealthBody = z.input<typeof healthBody>;
 export type GcBody = z.input<typeof gcBody>;
 export type DeliveriesRunBody = z.input<typeof deliveriesRunBody>;
+export type RetryAnswer = z.input<typeof retryAnswer>;

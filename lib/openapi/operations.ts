@@ -6,6 +6,7 @@ import {
   STAGED_UPLOAD_FIELD,
   UPLOAD_TOKEN_BODY_LIMIT,
 } from "../contact";
+import { RETRY_BODY_LIMIT, retryMessageSchema } from "../deliveries";
 import { formatBytes } from "../format";
 import {
   briefReceived,
@@ -14,6 +15,7 @@ import {
   deliveriesRunBody,
   gcBody,
   healthBody,
+  retryAnswer,
   subscriptionAnswer,
   unsubscribeAnswer,
   uploadTokenIssued,
@@ -365,6 +367,44 @@ export const OPERATIONS: OperationSpec[] = [
       unauthorized: "No `Authorization: Bearer <CRON_SECRET>`, or another token. No attempt is made.",
       not_found: "`CRON_SECRET` is not set: the job is off.",
     },
+  },
+  {
+    method: "post",
+    path: "/api/deliveries/retry",
+    operationId: "retryDelivery",
+    tag: "Jobs",
+    summary: "Make a delivery retry QStash was given",
+    description:
+      "Upstash QStash calling back when a delivery retry published to it is due (see docs/operations.md, Deliveries). Off until `QSTASH_TOKEN`, `QSTASH_CURRENT_SIGNING_KEY` and `QSTASH_NEXT_SIGNING_KEY` are set; then only a message carrying a valid `Upstash-Signature` header (a JWT QStash signs with the current or the next signing key over this URL and the body's SHA-256) is read. The attempt the message names is made if its due record says it is due and nobody else has claimed it; any other message (the channel delivered, given up or rescheduled, the brief erased, the attempt under way elsewhere) is a no-op answered 200, so QStash does not send it again. No origin check and no rate limit: the signature is the authority.",
+    body: {
+      required: true,
+      limit: RETRY_BODY_LIMIT,
+      content: { "application/json": { schema: named("DeliveryRetry", retryMessageSchema) } },
+    },
+    ok: {
+      description: "Done with: the attempt made, or a stale message.",
+      schema: named("RetryDone", retryAnswer),
+    },
+    errors: [
+      "malformed_body",
+      "unauthorized",
+      "not_found",
+      "payload_too_large",
+      "validation_failed",
+      "storage_unavailable",
+      "internal_error",
+    ],
+    when: {
+      malformed_body:
+        "A validly signed body that is not JSON. QStash retries it, then keeps it in its dead-letter queue.",
+      unauthorized:
+        "No `Upstash-Signature`, or one that is not valid for this URL and body. Nothing is attempted.",
+      not_found: "QStash is not configured: the endpoint is off.",
+      validation_failed:
+        "A validly signed body that is not `{ reference, channel }`; `fields` says which is wrong.",
+      storage_unavailable: "The store did not answer: QStash sends the message again later.",
+    },
+    fieldsExample: { reference: "A brief's reference, such as K7QM-3XD9-PTWA-84HC." },
   },
   ...OPS_OPERATIONS,
 ];
