@@ -172,10 +172,7 @@ export class Deliveries {
       while (next < ready.length && !signal?.aborted) {
         const record = ready[next++]!;
         try {
-          const result = await this.attemptIfDue(record.reference, record.channel, {
-            ...options,
-            now: new Date(),
-          });
+          const result = await this.attemptIfDue(record.reference, record.channel, { ...options, now });
           if (!result.made) continue;
           counts.attempted++;
           counts[result.record.state === "delivered" ? "delivered" : result.record.state]++;
@@ -261,7 +258,8 @@ export class Deliveries {
     } else {
       await store.delete(duePath(reference, target));
       if (updated.state === "delivered") await store.delete(failedPath(reference, target));
-      else if (!updated.suppressed) await this.gaveUp(folder, reference, target, updated);
+      // Ops who pressed "Retry now" see the outcome on the page: they are not emailed about it.
+      else if (!updated.suppressed) await this.gaveUp(folder, reference, target, updated, { alert: !manual });
     }
     return { made: true, target, record: updated };
   }
@@ -340,6 +338,7 @@ export class Deliveries {
     reference: string,
     target: Target,
     record: ChannelDelivery,
+    { alert = true }: { alert?: boolean } = {},
   ): Promise<void> {
     const error = record.error ?? "unknown error";
     const first = await markFailed(this.deps.store, {
@@ -351,7 +350,8 @@ export class Deliveries {
     });
     if (!first) return;
     console.warn(`[delivery] ${reference} ${target} gave up: ${error}`);
-    await this.deps.alerts.gaveUp({ reference, channel: target, error, attempts: record.attempts });
+    if (alert)
+      await this.deps.alerts.gaveUp({ reference, channel: target, error, attempts: record.attempts });
   }
 
   private async readBrief(folder: string): Promise<BriefRecord | null> {
