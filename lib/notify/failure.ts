@@ -44,7 +44,8 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   const text = value.trim();
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
-  else if (/^[-+]?\d/.test(text)) return undefined; // a negative or signed number is neither form
+  else if (/^[-+]?\d/.test(text))
+    return undefined; // a negative or signed number is neither form
   else {
     const at = Date.parse(text);
     if (Number.isNaN(at)) return undefined;
