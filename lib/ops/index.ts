@@ -59,11 +59,16 @@ export { applyRetention, PENDING_SUBSCRIBER_MAX_AGE_MS, type RetentionResult } f
 export {
   type BriefFilter,
   type BriefPage,
+  DELIVERY_MARKS,
+  type DeliveryMark,
+  deliveryMarks,
   filteredBriefs,
   filterQuery,
+  isDeliveryMark,
   NO_FILTER,
   PAGE_SIZE,
   parseFilter,
+  type PendingDeliveries,
   searchBriefs,
 } from "./search";
 export {
