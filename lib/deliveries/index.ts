@@ -1,4 +1,5 @@
 export { ChannelAlerts, type GaveUp, type GiveUpAlerts } from "./alerts";
+export { type PendingCounts, pendingCounts, PENDING_COUNTS_TTL_MS } from "./counts";
 export { type AttemptResult, Deliveries, type DeliveriesDeps, type RetryPublisher } from "./deliveries";
 export {
   DUE_PREFIX,
