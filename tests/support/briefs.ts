@@ -89,12 +89,17 @@ export async function readJson<T>(store: ObjectStore, path: string): Promise<T |
 export async function storeUndelivered(
   store: ObjectStore,
   state: "retrying" | "failed",
-  options: StoreBriefOptions & { channel?: Target; error?: string } = {},
+  options: StoreBriefOptions & {
+    channel?: Target;
+    error?: string;
+    /** The next attempt (default: 5 minutes after it came in); ahead of the clock, no scheduler takes it. */
+    dueAt?: string;
+  } = {},
 ): Promise<{ record: BriefRecord; folder: string }> {
   const channel = options.channel ?? "webhook";
   const error = options.error ?? "the webhook answered 503";
   const at = options.receivedAt ?? new Date().toISOString();
-  const dueAt = new Date(Date.parse(at) + 5 * 60_000).toISOString();
+  const dueAt = options.dueAt ?? new Date(Date.parse(at) + 5 * 60_000).toISOString();
   const log = [
     { at, ok: false, ms: 120, status: 503, error },
     { at, ok: false, ms: 95, status: 503, error },
