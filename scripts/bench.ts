@@ -156,12 +156,15 @@ async function main(): Promise<void> {
   );
   console.log(`\nWrote ${output}`);
 
-  // The inbox on the web's reading, last, on its defaults (`npm run bench:inbox -- --help` for its own).
+  // The inbox on the web's reading, then the look for due deliveries, last, on their defaults
+  // (`npm run bench:inbox` and `npm run bench:deliveries` take their own flags).
   if (!settings.skipInbox) {
-    const inbox = spawnSync(process.execPath, [...process.execArgv, join(root, "scripts/bench/inbox.ts")], {
-      stdio: "inherit",
-    });
-    if (inbox.status !== 0) process.exitCode = inbox.status ?? 1;
+    for (const script of ["scripts/bench/inbox.ts", "scripts/bench/deliveries.ts"]) {
+      const run = spawnSync(process.execPath, [...process.execArgv, join(root, script)], {
+        stdio: "inherit",
+      });
+      if (run.status !== 0) process.exitCode = run.status ?? 1;
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { BriefFilters, BriefRows, filterIsSet, Pager, StatusCounts } from "@/components/inbox/brief-list";
+import { DeliveryCounts } from "@/components/inbox/delivery-marks";
 import { InboxShell } from "@/components/inbox/shell";
 import { countOf } from "@/lib/format";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
@@ -39,7 +40,13 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
             {filterIsSet(filter) ? (result.total === 1 ? " matches" : " match") : ""}
           </p>
         </div>
-        <BriefRows briefs={result.briefs} query={kept.toString()} empty="No brief matches." />
+        <DeliveryCounts action="/inbox" filter={filter} counts={result.deliveryCounts} />
+        <BriefRows
+          briefs={result.briefs}
+          query={kept.toString()}
+          empty="No brief matches."
+          pending={result.pending}
+        />
         <Pager action="/inbox" filter={filter} page={result.page} pages={result.pages} />
       </div>
     </InboxShell>

@@ -6,8 +6,10 @@ import {
   type BriefStatus,
   type BriefSummary,
   filterQuery,
+  type PendingDeliveries,
   spamReasonText,
 } from "@/lib/ops";
+import { DeliveryBadges, DeliveryFilterField } from "./delivery-marks";
 import { focusRing } from "./shell";
 import { LocalTime } from "./time";
 
@@ -71,7 +73,8 @@ function DateField({
 /**
  * The list's filters, as a GET form (whatever is chosen ends up in the URL), folded behind a
  * "Filters" disclosure so the list comes first on a phone; unfolded whenever one is set. `/`
- * unfolds it and goes to the search. `statuses` is off for spam, which has no status.
+ * unfolds it and goes to the search. `statuses` (with the delivery filter) is off for spam, which
+ * has no status and is never sent.
  */
 export function BriefFilters({
   action,
@@ -134,6 +137,7 @@ export function BriefFilters({
             </select>
           </div>
         ) : null}
+        {statuses ? <DeliveryFilterField value={filter.delivery} className={inputClass} /> : null}
         <DateField id="filter-from" name="from" label="From" value={filter.from} />
         <DateField id="filter-to" name="to" label="To" value={filter.to} />
         <button
@@ -210,7 +214,8 @@ export function Address({ email }: { email: string }) {
 /**
  * The briefs as a dense list of links (`j`/`k` move through them, `Enter` opens one). Each row:
  * the sender, the time in the reader's zone, the company and address (whole, never cut), the
- * status (or, for spam, why it was caught), the reference and the description's start.
+ * status (or, for spam, why it was caught), a mark when a delivery is retrying or failed, the
+ * reference and the description's start.
  */
 export function BriefRows({
   briefs,
@@ -218,8 +223,11 @@ export function BriefRows({
   openReference,
   empty,
   spam = false,
+  pending,
 }: {
   briefs: BriefSummary[];
+  /** The references with a due or failed delivery record, for the rows' marks. */
+  pending?: PendingDeliveries;
   /** The list's query, kept on every link so the brief page shows the same list. */
   query: string;
   openReference?: string;
@@ -268,6 +276,7 @@ export function BriefRows({
               ) : (
                 <StatusBadge status={brief.status} />
               )}
+              <DeliveryBadges reference={brief.reference} pending={pending} />
               <span className="font-mono text-xs text-muted">{brief.reference}</span>
               {brief.attachment ? <span className="text-xs text-muted">· attachment</span> : null}
             </span>

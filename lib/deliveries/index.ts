@@ -1,5 +1,6 @@
 export { ChannelAlerts, type GaveUp, type GiveUpAlerts } from "./alerts";
 export { RETRY_BODY_LIMIT, retryFromQStash } from "./callback";
+export { type PendingCounts, pendingCounts, PENDING_COUNTS_TTL_MS } from "./counts";
 export { type AttemptResult, Deliveries, type DeliveriesDeps, type RetryPublisher } from "./deliveries";
 export {
   DUE_PREFIX,

@@ -95,6 +95,20 @@ export const healthBody = z.object({
   ratelimit: z.enum(["memory", "upstash"]),
   verification: z.enum(["turnstile", "off"]),
   channels: z.array(z.enum(CHANNEL_NAMES)).meta({ description: "The notification channels configured." }),
+  deliveries: z
+    .object({
+      retrying: z.number().int().min(0).meta({
+        description: "Channel attempts waiting for their next try on the retry schedule (due records).",
+      }),
+      failed: z.number().int().min(0).meta({
+        description:
+          "Channels that gave up, until a later attempt delivers them or the brief is erased (failed records).",
+      }),
+    })
+    .meta({
+      description:
+        "Deliveries not done, counted from the store's due and failed records (one per brief and channel, the acknowledgment included); at most 5 seconds old.",
+    }),
 });
 
 export const gcBody = z.object({

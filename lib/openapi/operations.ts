@@ -332,11 +332,11 @@ export const OPERATIONS: OperationSpec[] = [
     path: "/api/health",
     operationId: "getHealth",
     tag: "Site",
-    summary: "Which drivers are active",
+    summary: "Which drivers are active, and deliveries not done",
     description:
-      "The inbox, rate-limit and verification drivers and the notification channels configured: names only, never a secret.",
+      "The inbox, rate-limit and verification drivers and the notification channels configured: names only, never a secret. `deliveries` counts the channel attempts retrying on the schedule and those that gave up, from the store's due and failed records (listed, never read; the count is kept for 5 seconds).",
     ok: { description: "The active drivers.", schema: named("Health", healthBody) },
-    errors: ["internal_error"],
+    errors: ["storage_unavailable", "internal_error"],
   },
   {
     method: "get",

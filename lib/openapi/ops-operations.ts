@@ -243,7 +243,10 @@ export const OPS_OPERATIONS: OperationSpec[] = [
         "OpsRedelivered",
         z.object({
           ok: z.literal(true),
-          status: z.enum(["redelivered", "still-failing"]),
+          status: z.enum(["redelivered", "still-failing", "not-sent"]).meta({
+            description:
+              "`not-sent`: nothing went out (the channel is not configured on this server, or an attempt at it is under way elsewhere; `error` says which).",
+          }),
           delivery,
           error: z.string().optional(),
         }),
@@ -252,7 +255,7 @@ export const OPS_OPERATIONS: OperationSpec[] = [
     redirect: "A browser's own form post: back to `/inbox/<reference>?done=<status>`.",
     errors: [...BRIEF_ERRORS, "validation_failed"],
     when: { not_found: "No brief has this reference, or it is spam, which is never redelivered." },
-    fieldsExample: { channel: "One of: webhook, email." },
+    fieldsExample: { channel: "One of: webhook, email, slack." },
   },
   {
     method: "post",

@@ -14,6 +14,7 @@ import {
   exportCsvRecord,
   exportRow,
   OpsError,
+  pendingBriefs,
   readAttachment,
   readAudit,
   readBriefs,
@@ -49,11 +50,11 @@ import { printable } from "./text";
 async function listBriefs(kind: Folder, invocation: Invocation, context: CommandContext): Promise<number> {
   const { stdout } = context;
   const problems = problemReporter(context.stderr);
-  const briefs = readBriefs(context.store, kind, {
-    since: invocation.since ?? undefined,
-    onProblem: problems.report,
-    now: context.now(),
-  });
+  const options = { since: invocation.since ?? undefined, onProblem: problems.report };
+  const briefs =
+    invocation.delivery === null
+      ? readBriefs(context.store, kind, { ...options, now: context.now() })
+      : await pendingBriefs(context.store, invocation.delivery, options);
   let count = 0;
   if (invocation.json) {
     for await (const brief of briefs) {
@@ -69,7 +70,8 @@ async function listBriefs(kind: Folder, invocation: Invocation, context: Command
     }
     const what = kind === "spam" ? "caught as spam" : count === 1 ? "brief" : "briefs";
     const since = invocation.since ? ` since ${invocation.since}` : "";
-    await write(stdout, `\n${count} ${what}${since} in ${printable(inboxName(context))}\n`);
+    const delivery = invocation.delivery === null ? "" : ` with a delivery ${invocation.delivery}`;
+    await write(stdout, `\n${count} ${what}${delivery}${since} in ${printable(inboxName(context))}\n`);
   }
   return problems.count > 0 ? 1 : 0;
 }

@@ -1,7 +1,16 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from "../newsletter/subscribers";
-import { AUDIT_PAGE_SIZE, BRIEF_STATUSES, type BriefStatus, isBriefStatus, noteProblem } from "../ops";
+import {
+  AUDIT_PAGE_SIZE,
+  BRIEF_STATUSES,
+  type BriefStatus,
+  DELIVERY_MARKS,
+  type DeliveryMark,
+  isBriefStatus,
+  isDeliveryMark,
+  noteProblem,
+} from "../ops";
 import { parseReference } from "../reference";
 import { UsageError } from "./errors";
 
@@ -11,7 +20,10 @@ const SINCE = { since: { type: "string" } } as const;
 const BY = { by: { type: "string" } } as const;
 
 const OPTIONS = {
-  list: { options: { ...SINCE, json: { type: "boolean" } }, positionals: [0, 0] },
+  list: {
+    options: { ...SINCE, json: { type: "boolean" }, delivery: { type: "string" } },
+    positionals: [0, 0],
+  },
   spam: { options: { ...SINCE, json: { type: "boolean" } }, positionals: [0, 0] },
   show: { options: { json: { type: "boolean" } }, positionals: [1, 1] },
   attachment: { options: { out: { type: "string" }, force: { type: "boolean" } }, positionals: [1, 1] },
@@ -79,6 +91,8 @@ export interface Invocation {
   by: string | null;
   /** `audit`: how many entries. */
   limit: number;
+  /** `list --delivery`: only the briefs with a channel retrying, or one that gave up. */
+  delivery: DeliveryMark | null;
 }
 
 /** `YYYY-MM-DD` that is a real calendar day. */
@@ -180,6 +194,10 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
   const out = text("out");
   if (out === "") throw new UsageError("--out needs a path");
   const since = text("since");
+  const delivery = text("delivery");
+  if (delivery !== null && !isDeliveryMark(delivery)) {
+    throw new UsageError(`--delivery takes ${DELIVERY_MARKS.join(" or ")}, got "${delivery}"`);
+  }
 
   return {
     command,
@@ -201,5 +219,6 @@ export function parseInvocation(argv: readonly string[]): Invocation | "help" {
     confirm: text("confirm"),
     by: by === null ? null : by.trim(),
     limit: limitText === null ? AUDIT_PAGE_SIZE : Number(limitText),
+    delivery,
   };
 }

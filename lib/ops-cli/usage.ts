@@ -4,8 +4,9 @@ Reads the intake inbox with the app's own configuration: INBOX_DIR, or the Verce
 when BLOB_READ_WRITE_TOKEN is set; redeliver uses WEBHOOK_* and SMTP_URL/EMAIL_* as the app does.
 
 Commands:
-  list [--since YYYY-MM-DD] [--json]
-      Briefs, newest first: a table, or a JSON array.
+  list [--since YYYY-MM-DD] [--delivery retrying|failed] [--json]
+      Briefs, newest first: a table, or a JSON array. --delivery: only those with a channel
+      retrying on the schedule, or one that gave up (read from the due and failed records).
   show <reference> [--json]
       One brief in full, with its attachment and delivery record.
   attachment <reference> [--out PATH] [--force]

@@ -45,6 +45,7 @@ export {
   readBriefs,
   readSubscribers,
 } from "./reader";
+export { pendingBriefs } from "./pending";
 export type { PersonBrief, PersonData } from "./person";
 export type { StoredBrief } from "./records";
 export {
@@ -59,11 +60,16 @@ export { applyRetention, PENDING_SUBSCRIBER_MAX_AGE_MS, type RetentionResult } f
 export {
   type BriefFilter,
   type BriefPage,
+  DELIVERY_MARKS,
+  type DeliveryMark,
+  deliveryMarks,
   filteredBriefs,
   filterQuery,
+  isDeliveryMark,
   NO_FILTER,
   PAGE_SIZE,
   parseFilter,
+  type PendingDeliveries,
   searchBriefs,
 } from "./search";
 export {

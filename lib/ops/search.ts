@@ -1,5 +1,6 @@
 import type { ObjectStore } from "../store";
 import type { Folder } from "../briefs";
+import { pendingReferences } from "../deliveries";
 import type { InboxRecordError } from "./errors";
 import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
 import type { StoredBrief } from "./records";
@@ -19,9 +20,33 @@ export interface BriefFilter {
   to: string | null;
   /** Case-insensitive, in name, email, company, reference (with or without dashes) or description. */
   q: string | null;
+  /** Only briefs with a channel retrying on the schedule, or one that gave up. */
+  delivery: DeliveryMark | null;
 }
 
-export const NO_FILTER: BriefFilter = { status: null, from: null, to: null, q: null };
+export const NO_FILTER: BriefFilter = { status: null, from: null, to: null, q: null, delivery: null };
+
+/** What the list marks a brief with, and filters on: a channel retrying, or one that gave up. */
+export const DELIVERY_MARKS = ["retrying", "failed"] as const;
+export type DeliveryMark = (typeof DELIVERY_MARKS)[number];
+
+export function isDeliveryMark(value: unknown): value is DeliveryMark {
+  return DELIVERY_MARKS.includes(value as DeliveryMark);
+}
+
+/**
+ * The references with a due record (`retrying`) and with a failed one (`failed`), from the two
+ * folders' listings alone: marking and filtering the list costs what is pending, never a read of
+ * each brief's `delivery.json`.
+ */
+export type PendingDeliveries = Record<DeliveryMark, ReadonlySet<string>>;
+
+export const NO_PENDING_DELIVERIES: PendingDeliveries = { retrying: new Set(), failed: new Set() };
+
+/** A brief's marks, `retrying` before `failed` (it may have both: one channel each). */
+export function deliveryMarks(reference: string, pending: PendingDeliveries): DeliveryMark[] {
+  return DELIVERY_MARKS.filter((mark) => pending[mark].has(reference));
+}
 
 /** The list's page size. */
 export const PAGE_SIZE = 50;
@@ -43,18 +68,20 @@ export function parseFilter(query: Record<string, string | string[] | undefined>
   };
   const q = one("q")?.trim().slice(0, 200);
   const status = one("status");
+  const delivery = one("delivery");
   return {
     status: isBriefStatus(status) ? status : null,
     from: day(one("from")),
     to: day(one("to")),
     q: q ? q : null,
+    delivery: isDeliveryMark(delivery) ? delivery : null,
   };
 }
 
 /** The filters as query parameters (only those set), for links that keep them. */
 export function filterQuery(filter: BriefFilter): URLSearchParams {
   const params = new URLSearchParams();
-  for (const name of ["status", "from", "to", "q"] as const) {
+  for (const name of ["status", "from", "to", "q", "delivery"] as const) {
     const value = filter[name];
     if (value) params.set(name, value);
   }
@@ -63,7 +90,10 @@ export function filterQuery(filter: BriefFilter): URLSearchParams {
 
 const compact = (value: string) => value.toLowerCase().replace(/[\s-]/g, "");
 
-/** Whether a brief passes the filters other than `status` (the counts are made before that one). */
+/**
+ * Whether a brief passes the filters other than `status` and `delivery` (each's counts are made
+ * before it).
+ */
 export function matchesSearch(summary: BriefSummary, filter: BriefFilter): boolean {
   const received = summary.receivedAt.slice(0, 10);
   if (filter.from && received < filter.from) return false;
@@ -79,8 +109,16 @@ export function matchesSearch(summary: BriefSummary, filter: BriefFilter): boole
   return true;
 }
 
-export function matches(summary: BriefSummary, filter: BriefFilter): boolean {
-  return matchesSearch(summary, filter) && (filter.status === null || summary.status === filter.status);
+export function matches(
+  summary: BriefSummary,
+  filter: BriefFilter,
+  pending: PendingDeliveries = NO_PENDING_DELIVERIES,
+): boolean {
+  return (
+    matchesSearch(summary, filter) &&
+    (filter.status === null || summary.status === filter.status) &&
+    (filter.delivery === null || pending[filter.delivery].has(summary.reference))
+  );
 }
 
 export interface BriefPage {
@@ -89,6 +127,12 @@ export interface BriefPage {
   total: number;
   /** Briefs that pass the filters but `status`, by status. */
   counts: Record<BriefStatus, number>;
+  /**
+   * Briefs that pass the filters but `delivery`, by mark (a brief with both counts in each); and
+   * the references behind the marks, for the rows.
+   */
+  deliveryCounts: Record<DeliveryMark, number>;
+  pending: PendingDeliveries;
   page: number;
   pages: number;
 }
@@ -139,11 +183,21 @@ export async function searchBriefs(
     BriefStatus,
     number
   >;
+  const deliveryCounts: Record<DeliveryMark, number> = { retrying: 0, failed: 0 };
+  // Spam is never sent: it has no deliveries to mark.
+  const [summaries, pending] = await Promise.all([
+    summariesInRange(store, kind, filter, now, onProblem),
+    kind === "briefs" ? pendingReferences(store) : NO_PENDING_DELIVERIES,
+  ]);
   const found: BriefSummary[] = [];
-  for (const summary of await summariesInRange(store, kind, filter, now, onProblem)) {
+  for (const summary of summaries) {
     if (!matchesSearch(summary, filter)) continue;
-    counts[summary.status]++;
-    if (filter.status === null || summary.status === filter.status) found.push(summary);
+    const marks = deliveryMarks(summary.reference, pending);
+    const byDelivery = filter.delivery === null || marks.includes(filter.delivery);
+    const byStatus = filter.status === null || summary.status === filter.status;
+    if (byDelivery) counts[summary.status]++;
+    if (byStatus) for (const mark of marks) deliveryCounts[mark]++;
+    if (byDelivery && byStatus) found.push(summary);
   }
   found.sort(newestFirst);
   const pages = Math.max(1, Math.ceil(found.length / pageSize));
@@ -152,6 +206,8 @@ export async function searchBriefs(
     briefs: found.slice((current - 1) * pageSize, current * pageSize),
     total: found.length,
     counts,
+    deliveryCounts,
+    pending,
     page: current,
     pages,
   };
@@ -164,11 +220,13 @@ export async function* filteredBriefs(
   filter: BriefFilter,
   options: { now?: Date; onProblem?: (problem: InboxRecordError) => void } = {},
 ): AsyncGenerator<StoredBrief> {
+  const pending =
+    filter.delivery !== null && kind === "briefs" ? await pendingReferences(store) : NO_PENDING_DELIVERIES;
   for await (const brief of readBriefs(store, kind, {
     since: filter.from ?? undefined,
     onProblem: options.onProblem,
     now: options.now,
   })) {
-    if (matches(summarize(brief), filter)) yield brief;
+    if (matches(summarize(brief), filter, pending)) yield brief;
   }
 }

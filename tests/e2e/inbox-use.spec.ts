@@ -265,13 +265,13 @@ for (const size of WIDTHS) {
     await expect(page.getByText("1 caught entry", { exact: true })).toBeVisible();
     await page.keyboard.press("/");
     await expect(page.getByLabel("Status")).toHaveCount(0);
-    await expect(page.locator("a[data-brief-row]").first()).toContainText("Caught by the honeypot field");
+    await expect(page.locator("a[data-brief-row]").first()).toContainText("Caught by the honeypot");
     await expect(page.locator("a[data-brief-row]").first().getByText("new", { exact: true })).toHaveCount(0);
     await expectNoViolations(page, `the spam list (${size.name})`);
     await page.keyboard.press("Escape");
     await page.locator("a[data-brief-row]").first().focus();
     await page.keyboard.press("Enter");
-    await expect(page.getByText("Caught by the honeypot field.", { exact: true })).toBeVisible();
+    await expect(page.getByText("Caught by the honeypot.", { exact: true })).toBeVisible();
     expect(problems).toEqual([]);
   });
 

@@ -4,6 +4,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { briefForm, nextAddress, postContact, rawRequest, validBrief } from "../support/contact";
 import { makeExe, makePdf, makePng } from "../support/files";
+import type { HealthBody } from "@/lib/http/responses";
+import { FilesystemStore } from "@/lib/store/filesystem";
+import { storeUndelivered } from "../support/briefs";
 import { findBriefFolder, listInbox, readBriefJson, readDeliveryJson } from "../support/inbox";
 import {
   type AppServer,
@@ -482,7 +485,22 @@ describe("start-up and health", () => {
       ratelimit: "memory",
       verification: "off",
       channels: [],
+      deliveries: { retrying: 0, failed: 0 },
     });
+  });
+
+  it("counts the due and failed delivery records, each channel once, from their listing", async () => {
+    const store = new FilesystemStore(inbox);
+    await storeUndelivered(store, "retrying");
+    await storeUndelivered(store, "retrying", { channel: "email" });
+    await storeUndelivered(store, "failed", { channel: "slack" });
+    // The count is kept for 5 s: within a few seconds more it shows the records.
+    await expect
+      .poll(async () => ((await (await fetch(`${app.url}/api/health`)).json()) as HealthBody).deliveries, {
+        timeout: 12_000,
+        interval: 500,
+      })
+      .toEqual({ retrying: 2, failed: 1 });
   });
 
   it("refuses to start with a malformed variable, naming it", async () => {

@@ -485,6 +485,34 @@ describe("the inbox on the web, on the filesystem inbox", () => {
     expect(rows.some((cells) => cells[0] === forget.record.reference)).toBe(false);
   });
 
+  it("marks, counts and filters a brief with a failed delivery record, in the list and the export", async () => {
+    // The record lib/deliveries leaves when a channel gives up (the Redeliver test below delivers
+    // it, which removes it again).
+    const failed = { reference: withPdf.record.reference, folder: withPdf.folder, channel: "email" };
+    await store.put(
+      `deliveries/failed/${withPdf.record.reference}.email.json`,
+      `${JSON.stringify({ ...failed, at: "2026-11-20T09:00:02.000Z", error: "refused" })}\n`,
+      "application/json",
+    );
+    const all = await (await opsFetch(app, "/inbox", cookie)).text();
+    expect(textOf(all)).toContain("0 briefs retrying, 1 failed");
+    const list = await (await opsFetch(app, "/inbox?delivery=failed", cookie)).text();
+    expect(list).toContain(withPdf.record.reference);
+    expect(list).not.toContain(withPng.record.reference);
+    expect(textOf(list)).toContain("Delivery failed");
+    expect(list).toContain('<option value="failed" selected="">failed</option>');
+    // Anything else is no filter, as for the others.
+    expect(await (await opsFetch(app, "/inbox?delivery=lost", cookie)).text()).toContain(
+      withPng.record.reference,
+    );
+    const csv = parseCsv(await (await opsFetch(app, "/inbox/export.csv?delivery=failed", cookie)).text());
+    expect(csv.slice(1).map((row) => row[0])).toEqual([withPdf.record.reference]);
+    const retrying = parseCsv(
+      await (await opsFetch(app, "/inbox/export.csv?delivery=retrying", cookie)).text(),
+    );
+    expect(retrying).toHaveLength(1);
+  });
+
   it("two status saves and two notes at once are all kept; a cross-origin POST changes nothing", async () => {
     const reference = withPdf.record.reference;
     const second = await signIn(app, smtp, PRODUCER);

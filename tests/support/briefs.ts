@@ -9,6 +9,8 @@ import {
 } from "@/lib/briefs";
 import type { DeliveryInput as Delivery } from "@/lib/briefs";
 import { newReference } from "@/lib/reference";
+import { markFailed, writeDue } from "@/lib/deliveries/records";
+import type { Target } from "@/lib/deliveries";
 
 /**
  * Briefs stored by the service's own `saveBrief`, for tests that fill an inbox. Kept apart from
@@ -78,4 +80,37 @@ export async function storeBrief(
 export async function readJson<T>(store: ObjectStore, path: string): Promise<T | null> {
   const bytes = await store.get(path);
   return bytes === null ? null : (JSON.parse(Buffer.from(bytes).toString("utf8")) as T);
+}
+
+/**
+ * A brief with one channel retrying or given up, as lib/deliveries leaves it: `delivery.json`
+ * saying so (with its log) and the due or failed record under `deliveries/`.
+ */
+export async function storeUndelivered(
+  store: ObjectStore,
+  state: "retrying" | "failed",
+  options: StoreBriefOptions & {
+    channel?: Target;
+    error?: string;
+    /** The next attempt (default: 5 minutes after it came in); ahead of the clock, no scheduler takes it. */
+    dueAt?: string;
+  } = {},
+): Promise<{ record: BriefRecord; folder: string }> {
+  const channel = options.channel ?? "webhook";
+  const error = options.error ?? "the webhook answered 503";
+  const at = options.receivedAt ?? new Date().toISOString();
+  const dueAt = options.dueAt ?? new Date(Date.parse(at) + 5 * 60_000).toISOString();
+  const log = [
+    { at, ok: false, ms: 120, status: 503, error },
+    { at, ok: false, ms: 95, status: 503, error },
+  ];
+  const outcome =
+    state === "retrying"
+      ? { state, ok: false, at, attempts: 2, nextAttemptAt: dueAt, error, log }
+      : { state, ok: false, at, attempts: 2, error, log };
+  const stored = await storeBrief(store, { ...options, delivery: { [channel]: outcome } });
+  const pending = { reference: stored.record.reference, folder: stored.folder, channel };
+  if (state === "retrying") await writeDue(store, { ...pending, dueAt });
+  else await markFailed(store, { ...pending, at, error });
+  return stored;
 }

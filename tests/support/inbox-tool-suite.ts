@@ -8,7 +8,7 @@ import { confirmSubscriber, subscribe, subscriberId, unsubscribeSubscriber } fro
 import { type Delivery, type DeliveryInput, parseDeliveryRecord } from "@/lib/briefs";
 import { parseCsvObjects } from "./csv";
 import { makePdf, makePng } from "./files";
-import { attachmentFor, readJson, runInbox, storeBrief, type ToolRun } from "./ops";
+import { attachmentFor, readJson, runInbox, storeBrief, storeUndelivered, type ToolRun } from "./ops";
 import { tempDir } from "./server";
 import { type SmtpTestServer, startSmtpServer } from "./smtp";
 import { startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver";
@@ -227,6 +227,50 @@ export function describeInboxTool(backend: InboxBackend): void {
           "skipped: briefs/2024/11/05/DAMG-DAMG-DAMG-DAMG/brief.json is not valid JSON",
         );
         expect(tableReferences(all.stdout)).toHaveLength(3);
+      });
+
+      it("--delivery failed|retrying lists the briefs with a failed or due record, from those records alone", async () => {
+        await storeBrief(store, { receivedAt: "2025-05-01T10:00:00.000Z", delivery: {} });
+        const retrying = await storeUndelivered(store, "retrying", {
+          receivedAt: "2025-05-02T10:00:00.000Z",
+        });
+        const failedOld = await storeUndelivered(store, "failed", {
+          receivedAt: "2024-12-30T10:00:00.000Z",
+          channel: "email",
+          error: "550 mailbox unavailable",
+        });
+        const failedNew = await storeUndelivered(store, "failed", { receivedAt: "2025-05-03T10:00:00.000Z" });
+        // A damaged brief elsewhere, and a failed record whose brief was erased meanwhile: a
+        // listing from the records never reads the one nor shows the other.
+        await store.put("briefs/2025/05/04/DAMG-DAMG-DAMG-DAMG/brief.json", "{ not json", "application/json");
+        const gone = { reference: "GONE-GONE-GONE-GONE", folder: "briefs/2025/05/05/GONE-GONE-GONE-GONE" };
+        await store.put(
+          `deliveries/failed/${gone.reference}.webhook.json`,
+          `${JSON.stringify({ ...gone, channel: "webhook", at: "2025-05-05T10:00:00.000Z", error: "x" })}\n`,
+          "application/json",
+        );
+
+        const failed = await run(["list", "--delivery", "failed"]);
+        expect(failed.stderr).toBe("");
+        expect(failed.code).toBe(0);
+        expect(tableReferences(failed.stdout)).toEqual(
+          [failedNew, failedOld].map((brief) => brief.record.reference),
+        );
+        expect(rowOf(failed.stdout, failedOld.record.reference)).toMatch(/email ✗$/);
+        expect(lines(failed.stdout).at(-1)).toBe(`2 briefs with a delivery failed in ${inbox.name}`);
+
+        const due = await run(["list", "--delivery", "retrying", "--json"]);
+        expect(due.code).toBe(0);
+        const listed = JSON.parse(due.stdout) as { reference: string; delivery: Delivery }[];
+        expect(listed.map((brief) => brief.reference)).toEqual([retrying.record.reference]);
+        expect(listed[0]?.delivery.webhook).toMatchObject({ state: "retrying", attempts: 2 });
+
+        const since = await run(["list", "--delivery", "failed", "--since", "2025-01-01"]);
+        expect(tableReferences(since.stdout)).toEqual([failedNew.record.reference]);
+
+        const wrong = await run(["list", "--delivery", "stuck"]);
+        expect(wrong.code).toBe(2);
+        expect(wrong.stderr).toContain('--delivery takes retrying or failed, got "stuck"');
       });
 
       it("spam lists what was caught, and only that, each with what caught it", async () => {

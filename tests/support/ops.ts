@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
-export { attachmentFor, readJson, storeBrief, type StoreBriefOptions } from "./briefs";
+export { attachmentFor, readJson, storeBrief, type StoreBriefOptions, storeUndelivered } from "./briefs";
 
 const SCRIPT = resolve("scripts/inbox.ts");
 /** tsx's loader by absolute URL, so the tool also runs from another working directory. */

@@ -258,7 +258,9 @@ describe("the acknowledgment in redeliver", () => {
 
 describe("parseInvocation", () => {
   it.each<[string[], Partial<Invocation>]>([
-    [["list"], { command: "list", since: null, json: false }],
+    [["list"], { command: "list", since: null, json: false, delivery: null }],
+    [["list", "--delivery", "failed"], { command: "list", delivery: "failed" }],
+    [["list", "--delivery=retrying", "--json"], { delivery: "retrying", json: true }],
     [["list", "--since", "2026-02-28", "--json"], { command: "list", since: "2026-02-28", json: true }],
     [["spam", "--json"], { command: "spam", json: true }],
     [["show", "k7qm3xd9ptwa84hc"], { command: "show", reference: "K7QM-3XD9-PTWA-84HC" }],
@@ -321,6 +323,9 @@ describe("parseInvocation", () => {
     [["list", "--since", "2026-02-29"], /YYYY-MM-DD/],
     [["list", "--since", "yesterday"], /YYYY-MM-DD/],
     [["list", "--json=yes"], /does not take an argument/],
+    [["list", "--delivery", "delivered"], /--delivery takes retrying or failed, got "delivered"/],
+    [["list", "--delivery"], /argument missing/],
+    [["spam", "--delivery", "failed"], /Unknown option '--delivery'/],
     [["show"], /reference is required/],
     [["show", "K7QM-3XD9-PTWA-84H"], /is not a brief reference/],
     [["show", "K7QM-3XD9-PTWA-84H0"], /is not a brief reference/],

@@ -45,6 +45,8 @@ const DONE: Record<string, string> = {
   noted: "Note added.",
   redelivered: "Sent again: every channel delivered.",
   "still-failing": "Sent again, but a channel still fails: see Notifications.",
+  "not-sent":
+    "Nothing was sent: that channel is not configured on this server, or an attempt at it is already under way.",
   moved: "Moved to the inbox as new, and the channels were notified.",
 };
 
@@ -101,7 +103,9 @@ async function listAround(
   reference: string,
   askedPage: number | null,
 ) {
-  const all = (await searchBriefs(store, kind, filter, { pageSize: Number.MAX_SAFE_INTEGER })).briefs;
+  const { briefs: all, pending } = await searchBriefs(store, kind, filter, {
+    pageSize: Number.MAX_SAFE_INTEGER,
+  });
   const at = all.findIndex((brief) => brief.reference === reference);
   const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
   const wanted = askedPage ?? (at >= 0 ? Math.floor(at / PAGE_SIZE) + 1 : 1);
@@ -123,6 +127,7 @@ async function listAround(
   };
   return {
     briefs: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    pending,
     query: query(page),
     previous: neighbour(at - 1),
     next: neighbour(at + 1),
@@ -151,7 +156,7 @@ export default async function BriefPage({
   if (!brief) notFound();
   const { record, state } = brief;
   const spam = brief.kind === "spam";
-  const filter = { ...parseFilter(query), ...(spam ? { status: null } : {}) };
+  const filter = { ...parseFilter(query), ...(spam ? { status: null, delivery: null } : {}) };
   const askedPage = Number(query.page) >= 1 ? Math.floor(Number(query.page)) : null;
   const list = await listAround(services.store, brief.kind, filter, record.reference, askedPage);
   const api = `/api/ops/briefs/${record.reference}`;
@@ -275,6 +280,7 @@ export default async function BriefPage({
             openReference={record.reference}
             empty="No brief matches."
             spam={spam}
+            pending={list.pending}
           />
         </nav>
       </div>

@@ -16,7 +16,7 @@ type Query = Record<string, string | string[] | undefined>;
 export default async function SpamPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
   const { services, actor } = await requirePageSession(pathWithQuery("/inbox/spam", query), getServices);
-  const filter = { ...parseFilter(query), status: null };
+  const filter = { ...parseFilter(query), status: null, delivery: null };
   const result = await searchBriefs(services.store, "spam", filter, { page: Number(query.page) || 1 });
   return (
     <InboxShell actor={actor} current="spam">

@@ -14,11 +14,10 @@ export async function exportBriefs(
   filter: BriefFilter,
   { actor, now = new Date(), onProblem }: Acting & { onProblem?: (problem: InboxRecordError) => void },
 ): Promise<AsyncGenerator<StoredBrief>> {
-  const { status, from, to, q } = filter;
-  await recordAudit(
-    store,
-    { actor, action: "export", target: { status, from, to, search: q === null ? null : "not recorded" } },
-    now,
-  );
+  const { status, from, to, q, delivery } = filter;
+  const search = q === null ? null : "not recorded";
+  // `delivery` only when set: the entries of exports without it read as they always have.
+  const target = { status, from, to, search, ...(delivery === null ? {} : { delivery }) };
+  await recordAudit(store, { actor, action: "export", target }, now);
   return filteredBriefs(store, "briefs", filter, { onProblem });
 }

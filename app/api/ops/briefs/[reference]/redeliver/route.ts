@@ -23,7 +23,10 @@ export function POST(request: Request, { params }: { params: Promise<{ reference
   return briefAction(request, params, getServices, async ({ services, actor }, brief) => {
     const channel = channelField((await readOpsFields(request)).channel);
     const result = await redeliverOne(services, brief, { actor, channel });
-    const status = stillFailing(result) ? "still-failing" : "redelivered";
+    // Nothing went out: the channel is not configured on this server, or its attempt is under way elsewhere.
+    const nothingSent =
+      Object.keys(result.attempted).length === 0 && (result.unavailable.length > 0 || result.error !== null);
+    const status = nothingSent ? "not-sent" : stillFailing(result) ? "still-failing" : "redelivered";
     return { status, delivery: result.delivery, error: result.error };
   });
 }
