@@ -9,9 +9,13 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   resolve: { alias: { "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
+    // Instrumented code runs slower: the generated-body tests need more than the default 5 s.
+    testTimeout: 30_000,
     include: [
       "tests/unit/sniff.test.ts",
+      "tests/unit/sniff-edges.test.ts",
       "tests/unit/part-charsets.test.ts",
+      "tests/unit/part-headers.test.ts",
       "tests/unit/client-address.test.ts",
       "tests/unit/links.test.ts",
       "tests/unit/brief-schema.test.ts",

@@ -213,6 +213,7 @@ describe("client addresses: exact forms and each check on its own", () => {
     ["1234.2.3.4:80"],
     ["1.2.3.4:80x"],
     ["2001:db8::1:80"],
+    ["::ffff:1.2.3.4:80"],
   ])("%j -> null", (raw) => {
     // (2001:db8::1:80 is itself an IPv6 address: no port is taken off it.)
     expect(normalizeAddress(raw)).toBe(raw === "2001:db8::1:80" ? "2001:db8:0:0:0:0:1:80" : null);

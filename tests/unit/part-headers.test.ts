@@ -144,3 +144,32 @@ describe("the 2,000 header pairs of a part", () => {
     expect(stage([form(headers)]).records).toEqual([]);
   });
 });
+
+describe("after the closing delimiter", () => {
+  it("reads nothing more, even a whole form in the same chunk", () => {
+    const form = `--${BOUNDARY}\r\n${DISPOSITION}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nx\r\n--${BOUNDARY}--`;
+    const epilogue = `\r\n--${BOUNDARY}\r\n${DISPOSITION}\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\ny\r\n--${BOUNDARY}--\r\n`;
+    for (const chunks of [
+      [Buffer.from(form + epilogue, "latin1")],
+      splitIntoChunks(Buffer.from(form + epilogue, "latin1"), 50),
+    ]) {
+      const { output, records, malformed } = stage(chunks);
+      expect(output.toString("latin1")).toBe(form.replace("; charset=utf-8", ""));
+      expect(records).toEqual(["utf-8"]);
+      expect(malformed).toBe(false);
+    }
+  });
+
+  it("a malformed header stops the stage: nothing after it is read or recorded", () => {
+    const body = Buffer.from(
+      `--${BOUNDARY}\r\nBad Header: x\r\n\r\nx\r\n--${BOUNDARY}\r\n${DISPOSITION}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\ny\r\n--${BOUNDARY}--\r\n`,
+      "latin1",
+    );
+    for (const chunks of [[body], splitIntoChunks(body, 9)]) {
+      const { output, records, malformed } = stage(chunks);
+      expect(malformed).toBe(true);
+      expect(records).toEqual([]);
+      expect(output.toString("latin1")).not.toContain("charset");
+    }
+  });
+});

@@ -85,6 +85,13 @@ describe("signatures must sit at byte 0", () => {
     expect(await sniffAttachment(splitAt(withBom, 3), "file")).toBeNull();
   });
 
+  it("a file that is exactly a signature is that format", async () => {
+    expect(await sniffAttachment([Uint8Array.of(0xff, 0xd8, 0xff)], "a.jpg")).toEqual({
+      ext: "jpg",
+      contentType: "image/jpeg",
+    });
+  });
+
   it("a file of a signature's first bytes only is not that format", async () => {
     expect(await sniffAttachment([Uint8Array.of(0xff, 0xd8)], "a.jpg")).toBeNull();
     expect(await sniffAttachment([bytes("%PDF")], "a.pdf")).toEqual(TXT);
@@ -144,6 +151,10 @@ describe("UTF-8 lead bytes at the ends of their ranges, split after the lead byt
       expect(verdict([bytes("ab", tail)])).toBe(false);
       expect(verdict(splitIntoChunks(bytes("ab", tail), 1))).toBe(false);
     }
+  });
+
+  it("a character found invalid across chunks stays invalid, whatever completes it later", () => {
+    expect(verdict([Uint8Array.of(0xe2), bytes("AB"), Uint8Array.of(0x82, 0xac)])).toBe(false);
   });
 
   it("a NUL after a split character is seen", () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import {
   ATTACHMENT_ACCEPT,
@@ -42,8 +42,27 @@ describe("codePoints", () => {
     ["\ud800\udc00", 1], // the first pair
     ["\ud800\udbff", 2], // two high surrogates
     ["\ud800\ue000", 2], // a high surrogate and no low one
+    ["a\udc00", 2], // a low surrogate after no high one
+    ["\udc00\udc00", 2], // two low surrogates
+    ["\ue000\udc00", 2], // a low surrogate after a unit above the high ones
   ])("%j is %i code point(s)", (value, expected) => {
     expect(codePoints(value)).toBe(expected);
+  });
+});
+
+describe("in the browser", () => {
+  it("zod is told not to probe for eval (the site's CSP allows none)", async () => {
+    const global = globalThis as { window?: unknown };
+    global.window = {};
+    vi.resetModules();
+    try {
+      const browserZod = await import("zod");
+      await import("@/lib/schemas/text");
+      expect(browserZod.z.config().jitless).toBe(true);
+    } finally {
+      delete global.window;
+      vi.resetModules();
+    }
   });
 });
 
