@@ -50,19 +50,44 @@ describe("codePoints", () => {
   });
 });
 
-describe("in the browser", () => {
-  it("zod is told not to probe for eval (the site's CSP allows none)", async () => {
+describe("the module as it loads", () => {
+  /** lib/schemas/text.ts and zod loaded afresh, with or without a `window`. */
+  async function load(window: boolean) {
     const global = globalThis as { window?: unknown };
-    global.window = {};
+    if (window) global.window = {};
     vi.resetModules();
     try {
-      const browserZod = await import("zod");
-      await import("@/lib/schemas/text");
-      expect(browserZod.z.config().jitless).toBe(true);
+      const fresh = await import("zod");
+      fresh.z.config({ jitless: false });
+      return { zod: fresh.z, schemas: await import("@/lib/schemas/text") };
     } finally {
       delete global.window;
       vi.resetModules();
     }
+  }
+
+  it("in the browser, zod is told not to probe for eval (the site's CSP allows none); on the server not", async () => {
+    expect((await load(true)).zod.config().jitless).toBe(true);
+    expect((await load(false)).zod.config().jitless).toBe(false);
+  });
+
+  it("its patterns and schemas, as built at load", async () => {
+    const { schemas } = await load(false);
+    const line = schemas.text({ label: "Name", max: 9 });
+    expect(line.safeParse("a\u0001b").error?.issues[0]?.message).toBe(
+      "Name must be a single line without control characters.",
+    );
+    expect(line.safeParse("ab").success).toBe(true);
+    const lines = schemas.text({ label: "Notes", max: 9, multiline: true });
+    expect(lines.safeParse("a\u0001b").error?.issues[0]?.message).toBe("Notes contains control characters.");
+    expect(lines.safeParse("a\nb").success).toBe(true);
+    expect(schemas.email.safeParse(undefined).error?.issues[0]?.message).toBe("Email is required.");
+    expect(schemas.email.meta()).toEqual({
+      format: "email",
+      minLength: 1,
+      maxLength: 254,
+      description: "Trimmed first, then a valid address of at most 254 characters.",
+    });
   });
 });
 
