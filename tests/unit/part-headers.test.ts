@@ -46,6 +46,11 @@ function busboyError(body: Buffer): Promise<string | null> {
 /** The stage's verdict on `body`, whole and in chunks, must be `malformed` and busboy's. */
 async function expectVerdict(body: Buffer, malformed: boolean, label: string, chunkSizes = [1, 7]) {
   expect(stage([body]).malformed, `${label}, whole`).toBe(malformed);
+  // Said as soon as the header block is read, not only once a delimiter follows it.
+  const headerBlock = body.subarray(0, body.indexOf("\r\n\r\n", 2) + 5); // and the first content byte
+  const early = new PartCharsets(BOUNDARY, "utf8");
+  early.write(headerBlock);
+  expect(early.malformed, `${label}, the header block alone`).toBe(malformed);
   for (const size of chunkSizes) {
     expect(stage(splitIntoChunks(body, size)).malformed, `${label}, in chunks of ${size}`).toBe(malformed);
   }
