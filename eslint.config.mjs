@@ -12,6 +12,8 @@ const config = [
       "next-env.d.ts",
       "test-results/**",
       "playwright-report/**",
+      ".stryker-tmp/**",
+      "reports/**",
     ],
   },
 ];

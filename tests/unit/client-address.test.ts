@@ -171,3 +171,75 @@ describe("rateLimitSubject", () => {
     expect(a).not.toBe(b);
   });
 });
+
+describe("client addresses: exact forms and each check on its own", () => {
+  it.each([
+    // IPv4-mapped only when all five groups before ffff are zero
+    ["2001:db8::ffff:cb00:7107", "2001:db8:0:0:0:ffff:cb00:7107"],
+    ["1::ffff:1.2.3.4", "1:0:0:0:0:ffff:102:304"],
+    ["::1:ffff:1.2.3.4", "0:0:0:0:1:ffff:102:304"],
+    ["::fffe:1.2.3.4", "0:0:0:0:0:fffe:102:304"],
+    ["::ffff:255.255.255.255", "255.255.255.255"],
+    ["::ffff:10.200.3.45", "10.200.3.45"],
+    ["::1.2.3.4", "0:0:0:0:0:0:102:304"],
+    ["2001:DB8::A:0", "2001:db8:0:0:0:0:a:0"],
+    ["::", "0:0:0:0:0:0:0:0"],
+    ["1::", "1:0:0:0:0:0:0:0"],
+    // ports after an IPv4 address, octets of every width
+    ["192.168.100.200:65535", "192.168.100.200"],
+    ["1.22.133.4:8", "1.22.133.4"],
+    ["10.20.30.40:443", "10.20.30.40"],
+    // brackets: only around the whole address, the port optional
+    ["[2001:db8::7]", "2001:db8:0:0:0:0:0:7"],
+    ["[2001:db8::7]:8443", "2001:db8:0:0:0:0:0:7"],
+    ["[203.0.113.7]", "203.0.113.7"],
+    ["fe80::1%25eth0", "fe80:0:0:0:0:0:0:1"],
+  ])("%j -> %s", (raw, expected) => {
+    expect(normalizeAddress(raw)).toBe(expected);
+  });
+
+  it.each([
+    ["x[2001:db8::7]"],
+    ["[2001:db8::7]x"],
+    ["[2001:db8::7]:"],
+    ["[2001:db8::7]:44x"],
+    ["[]"],
+    ["[2001:db8::7]]"],
+    ["203.0.113.7:"],
+    ["203.0.113.7:80:80"],
+    ["x203.0.113.7:80"],
+    ["1.2.3.4.5:80"],
+    ["1.2.3:80"],
+    ["1234.2.3.4:80"],
+    ["1.2.3.4:80x"],
+    ["2001:db8::1:80"],
+    ["::ffff:1.2.3.4:80"],
+  ])("%j -> null", (raw) => {
+    // (2001:db8::1:80 is itself an IPv6 address: no port is taken off it.)
+    expect(normalizeAddress(raw)).toBe(raw === "2001:db8::1:80" ? "2001:db8:0:0:0:0:1:80" : null);
+  });
+
+  it.each([
+    ["2001:db8:1:2::1", "2001:db8:1:2::/64"],
+    ["2001:DB8:A:B:C:D:E:F", "2001:db8:a:b::/64"],
+    ["::1", "0:0:0:0::/64"],
+    ["[fe80::1%eth0]:8080", "fe80:0:0:0::/64"],
+    // an IPv6 client with ffff in its 6th group is no IPv4 client
+    ["2001:db8::ffff:cb00:7107", "2001:db8:0:0::/64"],
+    ["::ffff:203.0.113.7", "203.0.113.7"],
+    ["203.0.113.7:80", "203.0.113.7"],
+    ["not an address", "unknown"],
+    ["", "unknown"],
+  ])("rateLimitSubject(%j) is %j", (raw, expected) => {
+    expect(rateLimitSubject(raw)).toBe(expected);
+  });
+
+  it("an IPv6 client with ffff in its 6th group never shares an IPv4 client's bucket", () => {
+    expect(rateLimitSubject("2001:db8::ffff:cb00:7107")).not.toBe(rateLimitSubject("203.0.113.7"));
+  });
+
+  it("a negative or fractional hop count finds no entry", () => {
+    expect(clientAddress(forwardedFor("203.0.113.7"), -1)).toBeNull();
+    expect(clientAddress(forwardedFor("198.51.100.1, 203.0.113.7"), 1.5)).toBeNull();
+  });
+});

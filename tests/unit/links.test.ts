@@ -1,13 +1,29 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { expiresIn, InvalidLinkError, type LinkPurpose, type LinkRefusal, LinkSigner } from "@/lib/links";
+import {
+  expiresIn,
+  InvalidLinkError,
+  type LinkClaims,
+  type LinkPurpose,
+  type LinkRefusal,
+  LinkSigner,
+} from "@/lib/links";
 
 const SECRET = "0123456789abcdef0123456789abcdef";
 const SITE = "https://studio.example";
-const signer = new LinkSigner(SECRET, SITE);
+/**
+ * A signer made afresh for each call: nothing of lib/links runs while the tests are collected
+ * (Stryker cannot switch a mutant on for code that runs then; see docs/development.md).
+ */
+const signerFor = (site: string) => ({
+  sign: (claims: LinkClaims) => new LinkSigner(SECRET, site).sign(claims),
+  verify: (token: string, purpose: LinkPurpose, now?: Date) =>
+    new LinkSigner(SECRET, site).verify(token, purpose, now),
+});
+const signer = signerFor(SITE);
 const NOW = new Date("2026-03-01T10:00:00.000Z");
 const SUBJECT = "a".repeat(64);
-const LATER = expiresIn(86_400_000, NOW);
+const LATER = NOW.getTime() / 1000 + 86_400;
 
 function refusal(token: string, purpose: LinkPurpose = "confirm", now = NOW): LinkRefusal | null {
   try {
@@ -17,6 +33,21 @@ function refusal(token: string, purpose: LinkPurpose = "confirm", now = NOW): Li
     expect(error).toBeInstanceOf(InvalidLinkError);
     return (error as InvalidLinkError).reason;
   }
+}
+
+type Token = string | (() => string);
+
+interface Good {
+  good: string;
+  goodPayload: string;
+  goodMac: string;
+}
+
+/** An authentic confirm token, and its two parts. */
+function goodToken(): Good {
+  const good = signer.sign({ act: "confirm", sub: SUBJECT, exp: LATER });
+  const [goodPayload = "", goodMac = ""] = good.split(".");
+  return { good, goodPayload, goodMac };
 }
 
 const b64 = (value: string | Buffer) => Buffer.from(value).toString("base64url");
@@ -76,18 +107,21 @@ describe("LinkSigner", () => {
     expect(refusal(token)).toBe("forged");
   });
 
-  const elsewhere = new LinkSigner(SECRET, "https://other-studio.example");
+  const elsewhere = signerFor("https://other-studio.example");
   const purposes: LinkPurpose[] = ["confirm", "unsubscribe", "ops-sign-in"];
-  const made = (purpose: LinkPurpose, by = signer) => by.sign({ act: purpose, sub: SUBJECT, exp: LATER });
+  const made =
+    (purpose: LinkPurpose, by = signer) =>
+    () =>
+      by.sign({ act: purpose, sub: SUBJECT, exp: LATER });
 
-  it.each<[string, string, LinkPurpose, LinkRefusal | null]>([
-    ...purposes.map<[string, string, LinkPurpose, null]>((p) => [
+  it.each<[string, Token, LinkPurpose, LinkRefusal | null]>([
+    ...purposes.map<[string, Token, LinkPurpose, null]>((p) => [
       `${p}: this site, this purpose`,
       made(p),
       p,
       null,
     ]),
-    ...purposes.map<[string, string, LinkPurpose, LinkRefusal]>((p) => [
+    ...purposes.map<[string, Token, LinkPurpose, LinkRefusal]>((p) => [
       `${p}: another site sharing the secret`,
       made(p, elsewhere),
       p,
@@ -95,7 +129,7 @@ describe("LinkSigner", () => {
     ]),
     [
       "another site, expired: the site is what is reported",
-      elsewhere.sign({ act: "confirm", sub: SUBJECT, exp: 1 }),
+      () => elsewhere.sign({ act: "confirm", sub: SUBJECT, exp: 1 }),
       "confirm",
       "other-site",
     ],
@@ -154,7 +188,7 @@ describe("LinkSigner", () => {
       "other-purpose",
     ],
   ])("%s", (_label, token, purpose, reason) => {
-    expect(refusal(token, purpose)).toBe(reason);
+    expect(refusal(typeof token === "string" ? token : token(), purpose)).toBe(reason);
   });
 
   it("gives back the subject of an old-form unsubscribe token, as the current form's claims", () => {
@@ -164,36 +198,39 @@ describe("LinkSigner", () => {
     });
   });
 
-  const good = signer.sign({ act: "confirm", sub: SUBJECT, exp: LATER });
-  const [goodPayload = "", goodMac = ""] = good.split(".");
   const flip = (text: string, index: number) =>
     text.slice(0, index) + (text[index] === "A" ? "B" : "A") + text.slice(index + 1);
 
-  it.each<[string, string, LinkRefusal]>([
-    ["a changed payload character", `${flip(goodPayload, 5)}.${goodMac}`, "forged"],
-    ["a changed signature character", `${goodPayload}.${flip(goodMac, 3)}`, "forged"],
+  it.each<[string, (good: Good) => string, LinkRefusal]>([
+    ["a changed payload character", (t) => `${flip(t.goodPayload, 5)}.${t.goodMac}`, "forged"],
+    ["a changed signature character", (t) => `${t.goodPayload}.${flip(t.goodMac, 3)}`, "forged"],
     [
       "another subject under the old signature",
-      `${b64(JSON.stringify({ site: SITE, act: "confirm", sub: "b".repeat(64), exp: 1_900_000_000 }))}.${goodMac}`,
+      (t) =>
+        `${b64(JSON.stringify({ site: SITE, act: "confirm", sub: "b".repeat(64), exp: 1_900_000_000 }))}.${t.goodMac}`,
       "forged",
     ],
-    ["no signature", goodPayload, "malformed"],
-    ["an empty signature", `${goodPayload}.`, "malformed"],
-    ["a third part", `${good}.x`, "malformed"],
-    ["a truncated signature", `${goodPayload}.${goodMac.slice(0, -2)}`, "malformed"],
-    ["a signature one byte too long", `${goodPayload}.${b64(Buffer.alloc(33, 7))}`, "malformed"],
-    ["a signature with padding", `${goodPayload}.${goodMac}=`, "malformed"],
-    ["a signature in standard base64", `${goodPayload}.${goodMac.replace(/[-_]/g, "+")}x`, "malformed"],
+    ["no signature", (t) => t.goodPayload, "malformed"],
+    ["an empty signature", (t) => `${t.goodPayload}.`, "malformed"],
+    ["a third part", (t) => `${t.good}.x`, "malformed"],
+    ["a truncated signature", (t) => `${t.goodPayload}.${t.goodMac.slice(0, -2)}`, "malformed"],
+    ["a signature one byte too long", (t) => `${t.goodPayload}.${b64(Buffer.alloc(33, 7))}`, "malformed"],
+    ["a signature with padding", (t) => `${t.goodPayload}.${t.goodMac}=`, "malformed"],
     [
-      "a non-canonical last character",
-      `${goodPayload}.${goodMac.slice(0, -1)}${String.fromCharCode(goodMac.charCodeAt(42) ^ 1)}`,
+      "a signature in standard base64",
+      (t) => `${t.goodPayload}.${t.goodMac.replace(/[-_]/g, "+")}x`,
       "malformed",
     ],
-    ["the empty string", "", "malformed"],
-    ["spaces", `${goodPayload} .${goodMac}`, "malformed"],
-    ["a very long token", `${"A".repeat(2_000)}.${goodMac}`, "malformed"],
+    [
+      "a non-canonical last character",
+      (t) => `${t.goodPayload}.${t.goodMac.slice(0, -1)}${String.fromCharCode(t.goodMac.charCodeAt(42) ^ 1)}`,
+      "malformed",
+    ],
+    ["the empty string", () => "", "malformed"],
+    ["spaces", (t) => `${t.goodPayload} .${t.goodMac}`, "malformed"],
+    ["a very long token", (t) => `${"A".repeat(2_000)}.${t.goodMac}`, "malformed"],
   ])("refuses %s", (_label, token, reason) => {
-    expect(refusal(token)).toBe(reason);
+    expect(refusal(token(goodToken()))).toBe(reason);
   });
 
   it("refuses a token over 1,024 characters even when it is authentic", () => {
@@ -215,6 +252,90 @@ describe("LinkSigner", () => {
     }
     const stringExpiry = JSON.stringify({ site: SITE, act: "confirm", sub: SUBJECT, exp: "never" });
     expect(refusal(signed(stringExpiry, purposeKey("confirm")))).toBe("malformed");
+  });
+});
+
+describe("LinkSigner: each refusal on its own", () => {
+  /** An authentic confirm token whose whole length is `length` (the subject fills it up). */
+  function tokenOfLength(length: number): string {
+    for (let size = 1; size < length; size++) {
+      const token = signer.sign({ act: "confirm", sub: "s".repeat(size) });
+      if (token.length === length) return token;
+      if (token.length > length) break;
+    }
+    throw new Error(`no token of ${length} characters`);
+  }
+
+  it("takes an authentic token of exactly 1,024 characters, refuses one just over", () => {
+    expect(refusal(tokenOfLength(1_024))).toBeNull();
+    expect(refusal(tokenOfLength(1_026))).toBe("malformed");
+  });
+
+  it("refuses a well-formed signature of the wrong length before comparing it", () => {
+    const { goodPayload } = goodToken();
+    // 16 canonical bytes: were the length not checked first, timingSafeEqual would throw a RangeError.
+    expect(refusal(`${goodPayload}.${b64(Buffer.alloc(16, 7))}`)).toBe("malformed");
+    expect(refusal(`${goodPayload}.${b64(Buffer.alloc(31, 7))}`)).toBe("malformed");
+  });
+
+  it("refuses an empty payload before checking the signature", () => {
+    const { goodPayload, goodMac } = goodToken();
+    expect(refusal(`.${goodMac}`)).toBe("malformed");
+    expect(refusal(`${goodPayload}=.${goodMac}`)).toBe("malformed");
+  });
+
+  it.each<[string, string, LinkRefusal]>([
+    ["an infinite expiry", `{"site":"${SITE}","act":"confirm","sub":"${SUBJECT}","exp":1e999}`, "malformed"],
+    ["a numeric jti", `{"site":"${SITE}","act":"confirm","sub":"${SUBJECT}","jti":1}`, "malformed"],
+    ["a numeric act", `{"site":"${SITE}","act":1,"sub":"${SUBJECT}"}`, "malformed"],
+    [
+      "a purpose that does not exist",
+      `{"site":"${SITE}","act":"delete","sub":"${SUBJECT}"}`,
+      "other-purpose",
+    ],
+    // The purpose is looked at before the site: an unknown purpose is never "another site's".
+    [
+      "a purpose that does not exist, for another site",
+      `{"site":"https://other.example","act":"delete","sub":"${SUBJECT}"}`,
+      "other-purpose",
+    ],
+    ["a string", `"${SUBJECT}"`, "malformed"],
+  ])("refuses an authentic payload with %s", (_label, json, reason) => {
+    expect(refusal(signed(json, purposeKey("confirm")))).toBe(reason);
+  });
+
+  it("gives back exactly the claims given: no absent exp or jti made up", () => {
+    expect(signer.verify(signer.sign({ act: "confirm", sub: SUBJECT }), "confirm", NOW)).toStrictEqual({
+      act: "confirm",
+      sub: SUBJECT,
+    });
+    const claims = { act: "ops-sign-in", sub: SUBJECT, exp: LATER, jti: "j1" } as const;
+    expect(signer.verify(signer.sign(claims), "ops-sign-in", NOW)).toStrictEqual(claims);
+  });
+
+  it("checks expiry against the present when not told the time", () => {
+    const now = Date.now();
+    expect(() =>
+      signer.verify(signer.sign({ act: "confirm", sub: SUBJECT, exp: now / 1000 - 1 }), "confirm"),
+    ).toThrow(InvalidLinkError);
+    const open = signer.sign({ act: "confirm", sub: SUBJECT, exp: now / 1000 + 60 });
+    expect(signer.verify(open, "confirm").sub).toBe(SUBJECT);
+  });
+
+  it("says why in its error", () => {
+    const error = new InvalidLinkError("expired");
+    expect(error.name).toBe("InvalidLinkError");
+    expect(error.message).toBe("Link token refused: expired");
+    expect(error.reason).toBe("expired");
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it("expiresIn rounds down to whole seconds after now", () => {
+    expect(expiresIn(1_500, new Date(1_000))).toBe(2);
+    expect(expiresIn(999, new Date(0))).toBe(0);
+    const before = Math.floor(Date.now() / 1000);
+    expect(expiresIn(10_000)).toBeGreaterThanOrEqual(before + 10);
+    expect(expiresIn(10_000)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 10);
   });
 });
 
