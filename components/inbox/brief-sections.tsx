@@ -67,10 +67,10 @@ export function BriefSteps({
 }
 
 /** Where the page's answers for a spam catch and for a brief part: the actions at the top. */
-export function SpamSection({ act, why }: { act: (action: string) => string; why: string }) {
+export function SpamSection({ act, why }: { act: (action: string) => string; why: ReactNode }) {
   return (
     <Section title="Spam">
-      <p className="text-sm font-medium text-amber-900">{why}.</p>
+      {why}
       <p className="mt-1 text-sm text-muted">
         Nobody was notified. If this is a real brief, move it to the inbox: it becomes new and the channels
         are told, as for a brief just received.

@@ -1,4 +1,4 @@
-import type { ObjectStore } from "../store";
+import type { ObjectStore, StoreCallOptions } from "../store";
 import { DUE_PREFIX, FAILED_PREFIX } from "./records";
 
 /**
@@ -23,14 +23,17 @@ interface Cached {
 // Per store, so that tests (and the ops tool) with stores of their own never share a count.
 const cache = new WeakMap<ObjectStore, Cached>();
 
-async function count(store: ObjectStore, prefix: string): Promise<number> {
+async function count(store: ObjectStore, prefix: string, options: StoreCallOptions): Promise<number> {
   let total = 0;
-  for await (const info of store.list(prefix)) if (info.path.endsWith(".json")) total++;
+  for await (const info of store.list(prefix, options)) if (info.path.endsWith(".json")) total++;
   return total;
 }
 
-async function listCounts(store: ObjectStore): Promise<PendingCounts> {
-  const [retrying, failed] = await Promise.all([count(store, DUE_PREFIX), count(store, FAILED_PREFIX)]);
+async function listCounts(store: ObjectStore, options: StoreCallOptions): Promise<PendingCounts> {
+  const [retrying, failed] = await Promise.all([
+    count(store, DUE_PREFIX, options),
+    count(store, FAILED_PREFIX, options),
+  ]);
   return { retrying, failed };
 }
 
@@ -38,10 +41,14 @@ async function listCounts(store: ObjectStore): Promise<PendingCounts> {
  * The due and failed records' counts, at most `PENDING_COUNTS_TTL_MS` old. Calls that arrive
  * while a listing runs share it; a listing that fails is not kept (the next call lists again).
  */
-export function pendingCounts(store: ObjectStore, now = Date.now()): Promise<PendingCounts> {
+export function pendingCounts(
+  store: ObjectStore,
+  options: StoreCallOptions = {},
+  now = Date.now(),
+): Promise<PendingCounts> {
   const cached = cache.get(store);
   if (cached && cached.until > now) return cached.counts;
-  const counts = listCounts(store);
+  const counts = listCounts(store, options);
   cache.set(store, { until: now + PENDING_COUNTS_TTL_MS, counts });
   counts.catch(() => {
     if (cache.get(store)?.counts === counts) cache.delete(store);

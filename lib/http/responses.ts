@@ -105,9 +105,10 @@ export const healthBody = z.object({
           "Channels that gave up, until a later attempt delivers them or the brief is erased (failed records).",
       }),
     })
+    .nullable()
     .meta({
       description:
-        "Deliveries not done, counted from the store's due and failed records (one per brief and channel, the acknowledgment included); at most 5 seconds old.",
+        "Deliveries not done, counted from the store's due and failed records (one per brief and channel, the acknowledgment included); at most 5 seconds old. `null` when the store could not be listed within 2 s: the health answer never waits on, or fails with, the store.",
     }),
 });
 

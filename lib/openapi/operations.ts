@@ -334,9 +334,9 @@ export const OPERATIONS: OperationSpec[] = [
     tag: "Site",
     summary: "Which drivers are active, and deliveries not done",
     description:
-      "The inbox, rate-limit and verification drivers and the notification channels configured: names only, never a secret. `deliveries` counts the channel attempts retrying on the schedule and those that gave up, from the store's due and failed records (listed, never read; the count is kept for 5 seconds).",
+      "The inbox, rate-limit and verification drivers and the notification channels configured: names only, never a secret. `deliveries` counts the channel attempts retrying on the schedule and those that gave up, from the store's due and failed records (listed, never read; the count is kept for 5 seconds), or `null` when the store could not be listed within 2 s.",
     ok: { description: "The active drivers.", schema: named("Health", healthBody) },
-    errors: ["storage_unavailable", "internal_error"],
+    errors: ["internal_error"],
   },
   {
     method: "get",

@@ -31,8 +31,8 @@ export interface Attribution {
   utm?: Partial<Record<UtmKey, string>>;
 }
 
-// C0 controls, DEL and C1 controls: every value is a single line.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// C0 controls, DEL, C1 controls and Unicode's line and paragraph separators: every value is one line.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** `value` trimmed when it is a non-empty single line of at most `max` code points, else `undefined`. */
 export function attributionText(value: unknown, max: number): string | undefined {

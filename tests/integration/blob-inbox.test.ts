@@ -187,6 +187,14 @@ describe("contact with a Blob store that is not there", () => {
     expect(elapsed).toBeLessThan(CONTRACT_STORE_DOWN_MS);
     expect(dead.output()).toMatch(/\[contact\] brief \S+ not stored/);
   });
+
+  it("still answers health, with the delivery counts it could not list as null, within about 2 s", async () => {
+    const started = Date.now();
+    const response = await fetch(`${dead.url}/api/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ ok: true, inbox: "vercel-blob", deliveries: null });
+    expect(Date.now() - started).toBeLessThan(4_000);
+  });
 });
 
 describe("the test preload that next start runs with", () => {

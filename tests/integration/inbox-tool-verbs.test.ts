@@ -48,7 +48,7 @@ describe("inbox tool: status, note, erase, audit", () => {
     expect(show.stdout).toContain("Status        handled");
     expect(show.stdout).toContain("Called back, sending a quote.");
     const csv = parseCsv((await run(["export", "--format", "csv"])).stdout);
-    expect(csv[1]?.at(-1)).toBe("handled");
+    expect(csv[1]?.[csv[0]?.indexOf("status") ?? -1]).toBe("handled");
 
     const state = await readJson<{ status: string; notes: { by: string }[] }>(
       store,

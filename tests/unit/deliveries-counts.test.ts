@@ -58,27 +58,33 @@ describe("pendingCounts", () => {
   it("lists at most once in 5 seconds, shares a listing under way, and lists again after", async () => {
     const { store: counted, listings } = watched(store);
     const start = 1_000_000;
-    const [first, second] = await Promise.all([pendingCounts(counted, start), pendingCounts(counted, start)]);
+    const [first, second] = await Promise.all([
+      pendingCounts(counted, {}, start),
+      pendingCounts(counted, {}, start),
+    ]);
     expect(first).toEqual({ retrying: 0, failed: 0 });
     expect(second).toBe(first);
     expect(listings).toEqual(["deliveries/due/", "deliveries/failed/"]);
 
     await storeUndelivered(store, "failed");
-    expect(await pendingCounts(counted, start + PENDING_COUNTS_TTL_MS - 1)).toEqual({
+    expect(await pendingCounts(counted, {}, start + PENDING_COUNTS_TTL_MS - 1)).toEqual({
       retrying: 0,
       failed: 0,
     });
     expect(listings).toHaveLength(2);
-    expect(await pendingCounts(counted, start + PENDING_COUNTS_TTL_MS)).toEqual({ retrying: 0, failed: 1 });
+    expect(await pendingCounts(counted, {}, start + PENDING_COUNTS_TTL_MS)).toEqual({
+      retrying: 0,
+      failed: 1,
+    });
     expect(listings).toHaveLength(4);
   });
 
   it("a listing that fails is not kept: the next call lists again", async () => {
     const { store: flaky, listings, state } = watched(store);
     state.down = true;
-    await expect(pendingCounts(flaky, 0)).rejects.toThrow(StoreUnavailableError);
+    await expect(pendingCounts(flaky, {}, 0)).rejects.toThrow(StoreUnavailableError);
     state.down = false;
-    expect(await pendingCounts(flaky, 1)).toEqual({ retrying: 0, failed: 0 });
+    expect(await pendingCounts(flaky, {}, 1)).toEqual({ retrying: 0, failed: 0 });
     expect(listings.length).toBeGreaterThan(2);
   });
 });

@@ -10,7 +10,7 @@ import {
   StatusSection,
 } from "@/components/inbox/brief-sections";
 import { DeliveryDetails } from "@/components/inbox/delivery";
-import { BriefAttribution } from "@/components/inbox/brief-origin";
+import { BriefAttribution, SpamCaughtBy } from "@/components/inbox/brief-origin";
 import { errorText } from "@/components/inbox/forms";
 import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
 import { LocalTime } from "@/components/inbox/time";
@@ -27,7 +27,6 @@ import {
   parseFilter,
   projectTypeLabel,
   searchBriefs,
-  spamReasonText,
   type StoredBrief,
   timelineLabel,
   verificationLabel,
@@ -202,7 +201,7 @@ export default async function BriefPage({
           {spam ? (
             <SpamSection
               act={(action) => `${api}/${action}`}
-              why={`Caught by ${spamReasonText(record.spam ?? { reason: "honeypot" })}.`}
+              why={<SpamCaughtBy verdict={record.spam ?? { reason: "honeypot" }} />}
             />
           ) : (
             <StatusSection act={act} status={state.status} />
