@@ -230,7 +230,7 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await tabTo(page, page.getByLabel("To erase, type the address again"));
   await page.keyboard.type("erase.me@client.example");
   await page.keyboard.press("Enter");
-  await expect(page.getByRole("status")).toContainText("Erased 1 briefs, 0 spam entries");
+  await expect(page.getByRole("status")).toContainText("Erased 1 brief, 0 spam entries and");
 
   await tabTo(page, page.getByRole("link", { name: "Audit log" }));
   await page.keyboard.press("Enter");

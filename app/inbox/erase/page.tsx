@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { errorText } from "@/components/inbox/forms";
 import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
+import { countOf } from "@/lib/format";
 import { requirePageSession } from "@/lib/ops-web/gate";
 import { getServices } from "@/lib/services";
 import { findPerson } from "./actions";
@@ -35,8 +36,9 @@ export default async function PersonDataPage({ searchParams }: { searchParams: P
       <div className="mt-4 flex max-w-2xl flex-col gap-4">
         {query.done === "erased" ? (
           <Notice tone="success">
-            Erased {count(query.briefs)} briefs, {count(query.spam)} spam entries and{" "}
-            {count(query.subscribers)} subscriber records.
+            Erased {countOf(count(query.briefs), "brief")},{" "}
+            {countOf(count(query.spam), "spam entry", "spam entries")} and{" "}
+            {countOf(count(query.subscribers), "subscriber record")}.
           </Notice>
         ) : null}
         {failed ? <Notice tone="danger">{failed}</Notice> : null}
