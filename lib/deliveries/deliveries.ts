@@ -5,9 +5,9 @@ import {
   briefRecordSchema,
   type Delivery,
   parseDeliveryRecord,
+  deliveryFile,
   recordInBackground,
   updateDelivery,
-  writeDelivery,
 } from "../briefs";
 import type { AcknowledgmentDelivery, ChannelDelivery } from "../briefs";
 import {
@@ -25,7 +25,7 @@ import type { ObjectStore, StoreCallOptions } from "../store";
 import type { GiveUpAlerts } from "./alerts";
 import { checkedAttachment } from "./attachment";
 import { recordAttempt, type Outcome } from "./log";
-import { claimDue, claimNow, duePath, failedPath, listDue, markFailed, writeDue } from "./records";
+import { claimDue, claimNow, dueEntry, duePath, failedPath, listDue, markFailed, writeDue } from "./records";
 import { ACKNOWLEDGMENT_RETRY_WINDOW_MS, nextAttemptAt } from "./schedule";
 import type { AttemptOutcomes, BriefAcknowledger, DueRecord, RunCounts, Target } from "./types";
 
@@ -110,10 +110,17 @@ export class Deliveries {
           : [],
     );
     const write = async (options: StoreCallOptions) => {
-      // The due records first: should the process stop in between, the attempt they name finds
-      // no log and makes one; a log saying `retrying` with no due record would never be retried.
-      await Promise.all(due.map((record) => writeDue(this.deps.store, record, options)));
-      await writeDelivery(this.deps.store, notice.folder, delivery, options);
+      // One durable batch, placed in order: the due records first, so that should the process stop
+      // in between, the attempt they name finds no log and makes one (a log saying `retrying` with
+      // no due record would never be retried).
+      const log = deliveryFile(delivery);
+      await this.deps.store.putAll(
+        [
+          ...due.map(dueEntry),
+          { path: `${notice.folder}/${log.name}`, body: log.body, contentType: log.contentType },
+        ],
+        options,
+      );
     };
     const then = () => this.afterFirst(notice, delivery, due);
     if (waitForRecord) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CHANNEL_NAMES } from "../notify";
-import { createIfAbsent, type ObjectStore, type StoreCallOptions } from "../store";
+import { createIfAbsent, type ObjectEntry, type ObjectStore, type StoreCallOptions } from "../store";
 import type { DueRecord, FailedRecord, Target } from "./types";
 
 /**
@@ -53,14 +53,24 @@ function parse<T>(schema: z.ZodType<T>, bytes: Uint8Array): T | null {
 }
 
 /** Writes (or moves) a channel's due record: the attempt it names is due at `dueAt`, unclaimed. */
+/** A due record as an object to write: the attempt it names is due at `dueAt`, unclaimed. */
+export function dueEntry(record: DueRecord): ObjectEntry {
+  const unclaimed: DueRecord = { ...record };
+  delete unclaimed.leaseUntil;
+  return {
+    path: duePath(record.reference, record.channel),
+    body: json(unclaimed),
+    contentType: "application/json",
+  };
+}
+
 export async function writeDue(
   store: ObjectStore,
   record: DueRecord,
   options?: StoreCallOptions,
 ): Promise<void> {
-  const unclaimed: DueRecord = { ...record };
-  delete unclaimed.leaseUntil;
-  await store.put(duePath(record.reference, record.channel), json(unclaimed), "application/json", options);
+  const { path, body, contentType } = dueEntry(record);
+  await store.put(path, body, contentType, options);
 }
 
 /** What `claimDue` found. */
