@@ -213,6 +213,19 @@ export async function updateDelivery(
   );
 }
 
+/**
+ * A brief's `delivery.json` as its next attempt starts from: `{}` when there is none or it is
+ * unreadable (the attempt's own write then replaces it with what is known).
+ */
+export async function readDelivery(
+  store: ObjectStore,
+  folder: string,
+  options: StoreCallOptions = {},
+): Promise<Delivery> {
+  const bytes = await store.get(`${folder}/delivery.json`, options);
+  return bytes === null ? {} : readDeliveryBytes(bytes);
+}
+
 /** The record in `bytes`; an unreadable one as `{}` (this write replaces it with what is known). */
 function readDeliveryBytes(bytes: Uint8Array): Delivery {
   try {

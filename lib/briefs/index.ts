@@ -32,6 +32,7 @@ export {
   type DeliveryState,
   LOG_LENGTH,
   parseDeliveryRecord,
+  readDelivery,
   recordInBackground,
   updateDelivery,
   writeDelivery,

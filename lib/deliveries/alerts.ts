@@ -50,7 +50,8 @@ export class ChannelAlerts implements GiveUpAlerts {
   }
 
   private async byEmail({ reference, channel, error, attempts }: GaveUp): Promise<void> {
-    if (!this.email || !this.sender) return;
+    const sender = this.sender;
+    if (!this.email || !sender) return;
     const { from, to } = this.email;
     const where = this.inboxUrl
       ? `The brief: ${this.inboxUrl}/${reference}`
@@ -64,13 +65,13 @@ export class ChannelAlerts implements GiveUpAlerts {
       `Once ${channel} works again, "Retry now" on the brief's page (or npm run inbox -- redeliver ${reference}) sends it.`,
     ].join("\n");
     await withTimeout(this.timeoutMs, (signal) =>
-      this.sender!.send({
+      sender.send({
         from: { name: from.name, address: from.address },
         to: to.map((address) => ({ name: "", address })),
         subject: `Delivery failed: ${channel} for brief ${reference}`,
         text,
         signal,
-      } as Parameters<SmtpSender["send"]>[0]),
+      }),
     );
   }
 

@@ -4,7 +4,7 @@ import {
   type BriefRecord,
   briefRecordSchema,
   type Delivery,
-  parseDeliveryRecord,
+  readDelivery,
   deliveryFile,
   recordInBackground,
   updateDelivery,
@@ -230,7 +230,7 @@ export class Deliveries {
       await store.delete(duePath(reference, target));
       return { made: false, target, why: "gone" };
     }
-    const previous = (await this.readDelivery(folder))[target];
+    const previous = (await readDelivery(store, folder))[target];
     if ((previous?.state === "delivered" && !again) || (previous?.state === "failed" && !manual)) {
       await store.delete(duePath(reference, target));
       return { made: false, target, why: "done" };
@@ -365,15 +365,5 @@ export class Deliveries {
     const bytes = await this.deps.store.get(`${folder}/brief.json`);
     if (bytes === null) return null;
     return briefRecordSchema.parse(JSON.parse(Buffer.from(bytes).toString("utf8"))) as BriefRecord;
-  }
-
-  private async readDelivery(folder: string): Promise<Delivery> {
-    const bytes = await this.deps.store.get(`${folder}/delivery.json`);
-    if (bytes === null) return {};
-    try {
-      return parseDeliveryRecord(JSON.parse(Buffer.from(bytes).toString("utf8")));
-    } catch {
-      return {};
-    }
   }
 }
