@@ -33,7 +33,7 @@ type Status =
   | { kind: "failed"; message: string }
   | { kind: "sent"; reference: string };
 
-interface ContactFormProps {
+export interface ContactFormProps {
   /** Set when a browser without JavaScript was sent back here by the server. */
   initialErrors?: Errors;
   initialMessage?: string;
@@ -94,6 +94,15 @@ export function ContactForm({ initialErrors = {}, initialMessage, page }: Contac
     human.start();
     load().catch(() => {}); // asked again when the form is sent
   }
+
+  // On a page that loads this code only as the visitor comes near the form (`DeferredForm`), they
+  // may already be in a field when it hydrates: a focus React never saw.
+  const startHuman = human.start;
+  useEffect(() => {
+    if (!formRef.current?.contains(document.activeElement)) return;
+    startHuman();
+    load().catch(() => {});
+  }, [startHuman, load]);
 
   /** The form cannot be sent without the check: say so next to the widget. */
   function challengeFailed() {

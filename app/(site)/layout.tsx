@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { NewsletterForm } from "@/components/newsletter-form";
+import { DeferredNewsletterForm } from "@/components/deferred-forms";
 import { VisitTracker } from "@/components/visit-tracker";
 
 export default function SiteLayout({ children }: { children: ReactNode }) {
@@ -57,7 +57,7 @@ export default function SiteLayout({ children }: { children: ReactNode }) {
               platforms.
             </p>
           </div>
-          <NewsletterForm />
+          <DeferredNewsletterForm />
         </div>
         <p className="mx-auto max-w-6xl px-5 pb-8 text-xs text-muted sm:px-8">
           © {new Date().getFullYear()} Northwind Studio
