@@ -17,6 +17,7 @@ import { TOKEN_FIELD } from "@/lib/verification/types";
 import type { FormSettings } from "@/lib/site/form-settings";
 import { ConsentField, Select, UploadProgress } from "./contact-form-parts";
 import { type Answer, postBrief, uploadAhead } from "./contact-form-requests";
+import { startedBeforeHydration } from "./deferred-form";
 import { CHECK_UNAVAILABLE_MESSAGE, contactErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
@@ -95,11 +96,11 @@ export function ContactForm({ initialErrors = {}, initialMessage, page }: Contac
     load().catch(() => {}); // asked again when the form is sent
   }
 
-  // On a page that loads this code only as the visitor comes near the form (`DeferredForm`), they
-  // may already be in a field when it hydrates: a focus React never saw.
+  // Where this code loads only as the visitor comes near the form (`DeferredForm`), they may have
+  // focused or typed in it before it hydrated: a start React never saw.
   const startHuman = human.start;
   useEffect(() => {
-    if (!formRef.current?.contains(document.activeElement)) return;
+    if (!startedBeforeHydration(formRef.current)) return;
     startHuman();
     load().catch(() => {});
   }, [startHuman, load]);

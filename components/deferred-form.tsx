@@ -18,6 +18,34 @@ const AHEAD_OF_VIEW = "200px";
 /** What says the visitor is opening the form (captured: focus does not bubble). */
 const OPENING_EVENTS = ["focusin", "pointerdown", "keydown", "input"] as const;
 
+/** What the forms themselves start on (`onFocus`, `onInput`): missed while they are dehydrated. */
+const STARTING_EVENTS = ["focusin", "input"] as const;
+
+/**
+ * The forms the visitor focused or typed in before their code ran, watched from the moment the
+ * page's own code runs (before React's, whose replay of an early focus keeps only the last one).
+ */
+const startedForms = new WeakSet<HTMLFormElement>();
+
+function noteStartedForm(event: Event) {
+  const form = event.target instanceof Element ? event.target.closest("form") : null;
+  if (form) startedForms.add(form);
+}
+
+if (typeof document !== "undefined") {
+  for (const type of STARTING_EVENTS) {
+    document.addEventListener(type, noteStartedForm, { capture: true, passive: true });
+  }
+}
+
+/**
+ * Whether the visitor focused or typed in `form` before its code ran: a form asks when it hydrates,
+ * to start what it starts on focus (its settings, the human check), since React never saw that.
+ */
+export function startedBeforeHydration(form: HTMLFormElement | null): boolean {
+  return form !== null && (startedForms.has(form) || form.contains(document.activeElement));
+}
+
 /** One form's code: required at once on the server, imported in the browser when `load` is first called. */
 export class DeferredCode<Module> {
   private loading: Promise<Module> | null = null;

@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
+import { startedBeforeHydration } from "./deferred-form";
 import { CHECK_UNAVAILABLE_MESSAGE, newsletterErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
@@ -70,10 +71,10 @@ export function NewsletterForm({
     load().catch(() => {}); // asked again when the form is sent
   }
 
-  // Hydrated late where its code loads as the visitor comes near (`DeferredForm`): they may already be in it.
+  // Hydrated late where its code loads as the visitor comes near (`DeferredForm`): they may have started on it already.
   const startHuman = human.start;
   useEffect(() => {
-    if (!formRef.current?.contains(document.activeElement)) return;
+    if (!startedBeforeHydration(formRef.current)) return;
     startHuman();
     load().catch(() => {});
   }, [startHuman, load]);
