@@ -1,6 +1,6 @@
-import { ContactForm } from "./contact-form";
+import { DeferredContactForm } from "./deferred-forms";
 import { contactErrorMessage } from "./form-messages";
-import { NoScriptHumanCheckNote } from "./human-check";
+import { NoScriptHumanCheckNote } from "./no-script-human-check-note";
 import type { ContactFormReturn } from "@/lib/contact/redirect";
 
 /**
@@ -28,7 +28,7 @@ export function ContactSection({
       </p>
       {returned?.code === "challenge_failed" ? <NoScriptHumanCheckNote /> : null}
       <div className="mt-10">
-        <ContactForm
+        <DeferredContactForm
           initialErrors={returned?.errors}
           initialMessage={returned ? contactErrorMessage(returned.code, returned.retryAfter) : undefined}
           page={page}

@@ -1,9 +1,10 @@
 "use client";
 
-import { type FormEvent, useId, useRef, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
+import { startedBeforeHydration } from "./deferred-form";
 import { CHECK_UNAVAILABLE_MESSAGE, newsletterErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
@@ -29,7 +30,7 @@ const RESULT_TEXT: Record<Outcome, string> = {
   "confirmation-sent": "Almost done: we have emailed you a link. Open it to confirm your subscription.",
 };
 
-interface NewsletterFormProps {
+export interface NewsletterFormProps {
   /** Set when a browser without JavaScript was sent to the newsletter page by the server. */
   initialResult?: Outcome;
   initialErrors?: Errors;
@@ -51,6 +52,7 @@ export function NewsletterForm({
   page,
 }: NewsletterFormProps) {
   const idPrefix = `newsletter${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
+  const formRef = useRef<HTMLFormElement>(null);
   const emailRef = useRef<HTMLInputElement>(null);
   const [errors, setErrors] = useState<Errors>(initialErrors);
   const [status, setStatus] = useState<Status>(
@@ -68,6 +70,14 @@ export function NewsletterForm({
     human.start();
     load().catch(() => {}); // asked again when the form is sent
   }
+
+  // Hydrated late where its code loads as the visitor comes near (`DeferredForm`): they may have started on it already.
+  const startHuman = human.start;
+  useEffect(() => {
+    if (!startedBeforeHydration(formRef.current)) return;
+    startHuman();
+    load().catch(() => {});
+  }, [startHuman, load]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -135,6 +145,7 @@ export function NewsletterForm({
   const emailError = errors.email;
   return (
     <form
+      ref={formRef}
       action="/api/newsletter"
       method="post"
       noValidate

@@ -1,4 +1,4 @@
-import { UTM_KEYS, type UtmKey } from "@/lib/schemas/attribution";
+import { UTM_KEYS, type UtmKey } from "@/lib/schemas/utm";
 
 /**
  * Where this visit came from, kept in `sessionStorage` for the visit (the tab) and sent with the

@@ -1,8 +1,13 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { NewsletterForm } from "@/components/newsletter-form";
+import { DeferredNewsletterForm } from "@/components/deferred-forms";
 import { VisitTracker } from "@/components/visit-tracker";
 
+/**
+ * The site's frame. Its links do not prefetch: each leads to the landing page, which on the landing
+ * page itself is already here, and fetching it again would be work done while a phone is still
+ * starting the page. A visitor elsewhere who follows one waits for one small request.
+ */
 export default function SiteLayout({ children }: { children: ReactNode }) {
   return (
     <div className="flex min-h-screen flex-col">
@@ -18,22 +23,23 @@ export default function SiteLayout({ children }: { children: ReactNode }) {
           aria-label="Main"
           className="mx-auto flex max-w-6xl items-center justify-between gap-6 px-5 py-4 sm:px-8"
         >
-          <Link href="/" className="text-lg font-bold tracking-tight text-ink">
+          <Link prefetch={false} href="/" className="text-lg font-bold tracking-tight text-ink">
             Northwind<span className="text-accent"> Studio</span>
           </Link>
           <ul className="flex items-center gap-5 text-sm font-medium text-muted">
             <li className="hidden sm:block">
-              <Link href="/#services" className="hover:text-ink">
+              <Link prefetch={false} href="/#services" className="hover:text-ink">
                 Services
               </Link>
             </li>
             <li className="hidden sm:block">
-              <Link href="/#process" className="hover:text-ink">
+              <Link prefetch={false} href="/#process" className="hover:text-ink">
                 Process
               </Link>
             </li>
             <li>
               <Link
+                prefetch={false}
                 href="/#contact"
                 className="rounded-lg bg-accent px-4 py-2 text-white hover:bg-accent-strong"
               >
@@ -57,7 +63,7 @@ export default function SiteLayout({ children }: { children: ReactNode }) {
               platforms.
             </p>
           </div>
-          <NewsletterForm />
+          <DeferredNewsletterForm />
         </div>
         <p className="mx-auto max-w-6xl px-5 pb-8 text-xs text-muted sm:px-8">
           © {new Date().getFullYear()} Northwind Studio

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { codePoints } from "./text";
+import { UTM_KEYS, type UtmKey } from "./utm";
 
 /**
  * Where a lead came from: the page the form was sent from, the visit's first external referrer and
@@ -20,9 +21,7 @@ export const ATTRIBUTION_FIELDS = {
 
 export type AttributionField = keyof typeof ATTRIBUTION_FIELDS;
 
-export const UTM_KEYS = ["source", "medium", "campaign", "term", "content"] as const;
-
-export type UtmKey = (typeof UTM_KEYS)[number];
+export { UTM_KEYS, type UtmKey } from "./utm";
 
 /** What `brief.json` keeps: only the keys that were sent and kept. */
 export interface Attribution {

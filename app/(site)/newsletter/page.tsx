@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { newsletterErrorMessage } from "@/components/form-messages";
-import { NoScriptHumanCheckNote } from "@/components/human-check";
-import { NewsletterForm } from "@/components/newsletter-form";
+import { NoScriptHumanCheckNote } from "@/components/no-script-human-check-note";
+import { DeferredNewsletterForm } from "@/components/deferred-forms";
 
 export const metadata: Metadata = { title: "Newsletter", robots: { index: false } };
 
@@ -23,7 +23,7 @@ export default async function NewsletterPage({ searchParams }: { searchParams: P
   return (
     <section className="mx-auto max-w-xl px-5 py-24 sm:px-8">
       {code === "challenge_failed" ? <NoScriptHumanCheckNote /> : null}
-      <NewsletterForm
+      <DeferredNewsletterForm
         headingLevel="h1"
         title="Subscribe to our newsletter"
         page="/newsletter"
