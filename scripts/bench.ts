@@ -90,6 +90,7 @@ async function main(): Promise<void> {
   let runs: CpuRun[] = [];
   let cpu: CpuSummary | null = null;
   const memory1MiB: MemoryResult[] = [];
+  const memory1MiBAgain: MemoryResult[] = [];
   const memory: MemoryResult[] = [];
   let oversize: OversizeResult | null = null;
   const standIn = await startBlobStandIn();
@@ -109,8 +110,18 @@ async function main(): Promise<void> {
     }
     if (!settings.skipMemory) {
       // The target: a fresh server per run, so earlier garbage does not count as its idle level.
+      // Then the same burst again on the same server: what a process that has already taken one
+      // grows by (the memory freed after the first stays with the process, and is used again).
+      const burstAgain = async ({ app, pid }: Awaited<ReturnType<typeof startServer>>) => {
+        const again = await measureUploadMemory(app, pid, "filesystem", uploads1MiB, MiB);
+        memory1MiBAgain.push(again);
+        console.log(
+          `  the same again on this server: idle ${mib(again.idleRssBytes)}, above idle ` +
+            `${mib(again.peakAboveIdleBytes)} = ${fixed(again.ratioToBytesInFlight, 2)}x; answers ${JSON.stringify(again.statuses)}`,
+        );
+      };
       for (let run = 0; run < runCount; run++)
-        memory1MiB.push(await uploadMemory(around, "filesystem", uploads1MiB, MiB));
+        memory1MiB.push(await uploadMemory(around, "filesystem", uploads1MiB, MiB, burstAgain));
       for (const inbox of ["filesystem", "blob"] as const) {
         // A quarter of the uploads too, to tell what each upload holds from the garbage the runtime
         // lets build up before it collects (a level that does not grow with the uploads).
@@ -136,7 +147,7 @@ async function main(): Promise<void> {
 
   const loadAverageAtEnd = os.loadavg();
   console.log(`\nLoad average at the end: ${loadAverageAtEnd.map((load) => load.toFixed(2)).join(" ")}`);
-  const results = targets(cpu, memory1MiB, memory, oversize);
+  const results = targets(cpu, memory1MiB, memory1MiBAgain, memory, oversize);
   console.log("\nTargets:");
   for (const target of results)
     console.log(`  ${target.met ? "met    " : "MISSED "} ${target.target}: ${target.measured}`);
@@ -153,6 +164,7 @@ async function main(): Promise<void> {
         cpu,
         runs,
         memory1MiB,
+        memory1MiBAgain,
         memory,
         oversize,
         targets: results,

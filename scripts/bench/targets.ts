@@ -20,12 +20,16 @@ const CPU_TARGETS: { key: RouteKey; label: string; max: number }[] = [
   { key: "newsletterPart2", label: "newsletter, Turnstile + double opt-in", max: 2.5 },
 ];
 
-/** Peak RSS above idle over the bytes in flight, 32 concurrent 1 MiB uploads (median of the runs). */
+/**
+ * Peak RSS above idle over the bytes in flight, 32 concurrent 1 MiB uploads on a fresh server
+ * (median of the runs).
+ */
 const UPLOAD_MEMORY_TARGET = 0.25;
 
 export function targets(
   cpu: CpuSummary | null,
   memory1MiB: readonly MemoryResult[],
+  memory1MiBAgain: readonly MemoryResult[],
   memory: readonly MemoryResult[],
   oversize: OversizeResult | null,
 ): Target[] {
@@ -47,8 +51,12 @@ export function targets(
     const ratio = median(ratios);
     list.push({
       target: `upload memory, ${first.uploads} x ${mib(first.fileBytes)}: peak RSS above idle <= ${fixed(UPLOAD_MEMORY_TARGET, 2)}x the bytes in flight`,
-      measured: `${fixed(ratio, 2)}x (median; runs ${ratios.map((each) => fixed(each, 2)).join(", ")})`,
-      met: ratio <= UPLOAD_MEMORY_TARGET && memory1MiB.every((each) => each.statuses["200"] === each.uploads),
+      measured:
+        `${fixed(ratio, 2)}x (median; runs ${ratios.map((each) => fixed(each, 2)).join(", ")}; ` +
+        `the same burst again on each server: ${memory1MiBAgain.map((each) => fixed(each.ratioToBytesInFlight, 2)).join(", ")})`,
+      met:
+        ratio <= UPLOAD_MEMORY_TARGET &&
+        [...memory1MiB, ...memory1MiBAgain].every((each) => each.statuses["200"] === each.uploads),
     });
   }
   const emails = cpu?.emails;
