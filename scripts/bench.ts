@@ -1,13 +1,15 @@
 /**
- * npm run bench [-- --duration 10 --rounds 5 --connections 32 --uploads 16 --build --skip-throughput --skip-memory --skip-inbox]
+ * npm run bench [-- --duration 8 --runs 3 --warm-up 3 --connections 32 --uploads-1mib 32 --uploads 16
+ *                   --build --skip-throughput --skip-secondary --skip-memory --skip-inbox]
  *
- * Measures the built app under `next start` on its embedded defaults (filesystem inbox in a temporary
- * directory, in-memory limits set very high): throughput and latency of each endpoint beside the
- * framework's floor (GET /api/health), both forms again with Turnstile, the acknowledgment and double
- * opt-in on (siteverify and SMTP stand-ins in this process, every email counted), the server's peak
- * memory under concurrent 10 MiB uploads, and
- * how much of a declared 100 MiB body is read before the 413. Prints a table and writes
- * bench/results.json. Everything is bounded: fixed durations, fixed request counts, time limits.
+ * Measures the built app under `next start`: the server's CPU time per request (its whole process
+ * tree, from /proc) on each route as a ratio to GET /api/health's on the same server, on the embedded
+ * defaults and with part 2's features on (Turnstile, the acknowledgment and double opt-in, through
+ * siteverify and SMTP stand-ins in this process, every email counted), the median of `--runs` runs on
+ * fresh servers, with requests/s and p99 beside it; then the server's peak memory under 32
+ * concurrent 1 MiB uploads (and 10 MiB ones), and how much of a declared 100 MiB body is read before
+ * the 413. Prints tables and writes bench/results.json. Everything is bounded: fixed durations,
+ * fixed request counts, time limits.
  */
 import { spawnSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -17,27 +19,58 @@ import { fileURLToPath } from "node:url";
 import { startBlobStandIn } from "../tests/support/blob-standin";
 import { startSiteverifyStandIn } from "../tests/support/siteverify-standin";
 import { startSmtpServer } from "../tests/support/smtp";
-import { checkEmails, type EmailCheck } from "./bench/emails";
+import { TEN_MIB } from "../tests/support/files";
 import { type MemoryResult, measureUploadMemory } from "./bench/memory";
 import { measureDeclaredOversize, type OversizeResult } from "./bench/oversize";
-import { fixed, mib, printEmails, printThroughput } from "./bench/report";
-import {
-  type BenchSurroundings,
-  ensureBuild,
-  type MeasuredServer,
-  type ServerKind,
-  startServer,
-  TURNSTILE_SECRET,
-} from "./bench/servers";
+import { fixed, mib, printCpu, printEmails } from "./bench/report";
+import { type CpuRun, cpuRuns, type CpuSummary, summarise } from "./bench/runs";
+import { type BenchSurroundings, ensureBuild, startServer, TURNSTILE_SECRET } from "./bench/servers";
 import { readSettings } from "./bench/settings";
 import { targets } from "./bench/targets";
-import { measureThroughput, type ThroughputRow } from "./bench/throughput";
-import { KiB, sleep } from "./bench/traffic";
+import { KiB, MiB } from "./bench/traffic";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 process.chdir(root);
 const settings = readSettings();
-const { duration, rounds, connections, uploads } = settings;
+const { duration, warmUp, runs: runCount, connections, uploads, uploads1MiB } = settings;
+
+/** One upload memory measurement on a fresh server, printed as it ends. */
+async function uploadMemory(
+  around: BenchSurroundings,
+  inbox: "filesystem" | "blob",
+  count: number,
+  fileBytes: number,
+  after?: (server: Awaited<ReturnType<typeof startServer>>) => Promise<void>,
+): Promise<MemoryResult> {
+  const server = await startServer(inbox, around);
+  try {
+    console.log(
+      `\nMemory, ${inbox} inbox: ${count} concurrent uploads of a ${mib(fileBytes)} PDF (server pid ${server.pid})...`,
+    );
+    const result = await measureUploadMemory(server.app, server.pid, inbox, count, fileBytes);
+    console.log(
+      `  idle ${mib(result.idleRssBytes)}, peak ${mib(result.peakRssBytes)} (${result.peakSource}), ` +
+        `above idle ${mib(result.peakAboveIdleBytes)} = ${fixed(result.ratioToBytesInFlight, 2)}x of ` +
+        `${mib(result.bytesInFlight)}; answers ${JSON.stringify(result.statuses)} in ${fixed(result.elapsedMs / 1000)} s`,
+    );
+    await after?.(server);
+    return result;
+  } finally {
+    await server.app.stop();
+  }
+}
+
+function printOversize(oversize: OversizeResult): void {
+  console.log(
+    `  ${oversize.status} after ${fixed(oversize.answeredAfterMs)} ms; by then the client had sent ` +
+      `${fixed(oversize.clientBytesSent / KiB)} KiB and the server had read ${fixed(oversize.serverBytesRead / KiB)} KiB`,
+  );
+  console.log(
+    `  sending on for 1 s after the answer: client sent ${fixed(oversize.afterwards.clientBytesSent / KiB)} KiB, ` +
+      `server read ${fixed(oversize.afterwards.serverBytesRead / KiB)} KiB, connection ` +
+      (oversize.afterwards.connectionClosed ? "closed by the server" : "still open"),
+  );
+}
 
 async function main(): Promise<void> {
   ensureBuild(settings.build);
@@ -54,70 +87,54 @@ async function main(): Promise<void> {
       `load average ${machine.loadAverageAtStart.map((load) => load.toFixed(2)).join(" ")}`,
   );
   const inboxes: string[] = [];
-  let throughput: ThroughputRow[] | null = null;
+  let runs: CpuRun[] = [];
+  let cpu: CpuSummary | null = null;
+  const memory1MiB: MemoryResult[] = [];
+  const memory1MiBAgain: MemoryResult[] = [];
   const memory: MemoryResult[] = [];
   let oversize: OversizeResult | null = null;
-  let emails: EmailCheck | null = null;
   const standIn = await startBlobStandIn();
   const siteverify = await startSiteverifyStandIn({ secret: TURNSTILE_SECRET, hostname: "127.0.0.1" });
   const smtp = await startSmtpServer({ envelopesOnly: true });
   const around: BenchSurroundings = { standIn, siteverify, smtp, inboxes };
   try {
     if (!settings.skipThroughput) {
-      const servers: Partial<Record<ServerKind, MeasuredServer>> = {};
-      try {
-        for (const kind of ["filesystem", "limited", "blob", "features"] as const)
-          servers[kind] = await startServer(kind, around);
-        const all = servers as Record<ServerKind, MeasuredServer>;
-        console.log(
-          `\nThroughput (filesystem inbox: ${all.filesystem.app.url}, default limits: ${all.limited.app.url}, ` +
-            `Blob inbox through the stand-in: ${all.blob.app.url}, Turnstile, acknowledgment and double ` +
-            `opt-in through the siteverify and SMTP stand-ins: ${all.features.app.url}):`,
-        );
-        throughput = await measureThroughput(all, settings);
-        // delivery.json may be written just after the last answers (recordDelivery's short wait).
-        await sleep(1000);
-        emails = await checkEmails(all.features.inbox as string, smtp);
-      } finally {
-        await Promise.all(Object.values(servers).map((server) => server.app.stop()));
-      }
-      printThroughput(throughput);
-      if (emails) printEmails(emails);
+      console.log(
+        `\nServer CPU per request: ${runCount} runs; in each, a fresh server per configuration, each route ` +
+          `warmed ${warmUp} s then measured ${duration} s at ${connections} connections, health first and last`,
+      );
+      runs = await cpuRuns(around, { ...settings, runs: runCount });
+      cpu = summarise(runs);
+      printCpu(cpu);
+      if (cpu.emails) printEmails(cpu.emails);
     }
     if (!settings.skipMemory) {
+      // The target: a fresh server per run, so earlier garbage does not count as its idle level.
+      // Then the same burst again on the same server: what a process that has already taken one
+      // grows by (the memory freed after the first stays with the process, and is used again).
+      const burstAgain = async ({ app, pid }: Awaited<ReturnType<typeof startServer>>) => {
+        const again = await measureUploadMemory(app, pid, "filesystem", uploads1MiB, MiB);
+        memory1MiBAgain.push(again);
+        console.log(
+          `  the same again on this server: idle ${mib(again.idleRssBytes)}, above idle ` +
+            `${mib(again.peakAboveIdleBytes)} = ${fixed(again.ratioToBytesInFlight, 2)}x; answers ${JSON.stringify(again.statuses)}`,
+        );
+      };
+      for (let run = 0; run < runCount; run++)
+        memory1MiB.push(await uploadMemory(around, "filesystem", uploads1MiB, MiB, burstAgain));
       for (const inbox of ["filesystem", "blob"] as const) {
-        // A fresh server each time, so earlier garbage does not count as its idle level; and a
-        // quarter of the uploads too, to tell what each upload holds from the garbage the runtime
+        // A quarter of the uploads too, to tell what each upload holds from the garbage the runtime
         // lets build up before it collects (a level that does not grow with the uploads).
         for (const count of [uploads, Math.max(1, Math.floor(uploads / 4))]) {
-          const { app, pid } = await startServer(inbox, around);
-          try {
-            console.log(
-              `\nMemory, ${inbox} inbox: ${count} concurrent uploads of a 10 MiB PDF (server pid ${pid})...`,
-            );
-            const result = await measureUploadMemory(app, pid, inbox, count);
-            memory.push(result);
-            console.log(
-              `  idle ${mib(result.idleRssBytes)}, peak ${mib(result.peakRssBytes)} (${result.peakSource}), ` +
-                `above idle ${mib(result.peakAboveIdleBytes)} = ${fixed(result.ratioToBytesInFlight, 2)}x of ` +
-                `${mib(result.bytesInFlight)}; answers ${JSON.stringify(result.statuses)} in ${fixed(result.elapsedMs / 1000)} s`,
-            );
-            if (inbox === "filesystem" && count === uploads) {
-              console.log("\nDeclared 100 MiB body, sent 16 KiB every 2 ms:");
-              oversize = await measureDeclaredOversize(app, pid);
-              console.log(
-                `  ${oversize.status} after ${fixed(oversize.answeredAfterMs)} ms; by then the client had sent ` +
-                  `${fixed(oversize.clientBytesSent / KiB)} KiB and the server had read ${fixed(oversize.serverBytesRead / KiB)} KiB`,
-              );
-              console.log(
-                `  sending on for 1 s after the answer: client sent ${fixed(oversize.afterwards.clientBytesSent / KiB)} KiB, ` +
-                  `server read ${fixed(oversize.afterwards.serverBytesRead / KiB)} KiB, connection ` +
-                  (oversize.afterwards.connectionClosed ? "closed by the server" : "still open"),
-              );
-            }
-          } finally {
-            await app.stop();
-          }
+          const probe =
+            inbox === "filesystem" && count === uploads
+              ? async ({ app, pid }: Awaited<ReturnType<typeof startServer>>) => {
+                  console.log("\nDeclared 100 MiB body, sent 16 KiB every 2 ms:");
+                  oversize = await measureDeclaredOversize(app, pid);
+                  printOversize(oversize);
+                }
+              : undefined;
+          memory.push(await uploadMemory(around, inbox, count, TEN_MIB, probe));
         }
       }
     }
@@ -130,7 +147,7 @@ async function main(): Promise<void> {
 
   const loadAverageAtEnd = os.loadavg();
   console.log(`\nLoad average at the end: ${loadAverageAtEnd.map((load) => load.toFixed(2)).join(" ")}`);
-  const results = targets(throughput, memory, oversize, emails);
+  const results = targets(cpu, memory1MiB, memory1MiBAgain, memory, oversize);
   console.log("\nTargets:");
   for (const target of results)
     console.log(`  ${target.met ? "met    " : "MISSED "} ${target.target}: ${target.measured}`);
@@ -143,9 +160,11 @@ async function main(): Promise<void> {
       {
         at: new Date().toISOString(),
         machine: { ...machine, loadAverageAtEnd },
-        settings: { duration, rounds, connections, uploads },
-        throughput,
-        emails,
+        settings: { duration, warmUp, runs: runCount, connections, uploads, uploads1MiB },
+        cpu,
+        runs,
+        memory1MiB,
+        memory1MiBAgain,
         memory,
         oversize,
         targets: results,

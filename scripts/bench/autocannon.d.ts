@@ -39,7 +39,8 @@ declare module "autocannon" {
 
   export interface Result {
     title?: string;
-    requests: Histogram;
+    /** Per-second counts, and `sent`: the requests sent, answered or not. */
+    requests: Histogram & { sent: number };
     latency: Histogram;
     throughput: Histogram;
     duration: number;

@@ -1,11 +1,11 @@
 import { request as httpRequest } from "node:http";
 import { briefForm, validBrief } from "../../tests/support/contact";
-import { makeFileOfSize, makePdf, TEN_MIB } from "../../tests/support/files";
+import { makeFileOfSize, makePdf } from "../../tests/support/files";
 import type { AppServer } from "../../tests/support/server";
 import { residentMemory, resetPeakMemory } from "./proc";
 import { multipart, nextAddress, sleep } from "./traffic";
 
-/** The server's peak memory while it takes concurrent 10 MiB uploads. */
+/** The server's peak memory while it takes concurrent uploads of a real PDF (1 MiB or 10 MiB). */
 
 interface RawAnswer {
   status: number;
@@ -60,13 +60,14 @@ export async function measureUploadMemory(
   pid: number,
   inbox: "filesystem" | "blob",
   uploads: number,
+  fileBytes: number,
 ): Promise<MemoryResult> {
   // Load the route's code (parser, type sniffing, store) with small briefs, then let the heap settle.
   const small = await multipart(briefForm(validBrief(), { bytes: makePdf(), name: "brief.pdf" }));
   for (let i = 0; i < 5; i++) await post(app, small.body, small.contentType);
   await sleep(2000);
 
-  const file = makeFileOfSize("pdf", TEN_MIB);
+  const file = makeFileOfSize("pdf", fileBytes);
   const { body, contentType } = await multipart(
     briefForm(validBrief(), { bytes: file, name: "brief.pdf", type: "application/pdf" }),
   );

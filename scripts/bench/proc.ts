@@ -73,15 +73,71 @@ export async function bytesRead(pid: number): Promise<number> {
   return Number(/^rchar:\s+(\d+)/m.exec(io)?.[1] ?? NaN);
 }
 
+/** Fields 14 to 17 of a /proc stat line: utime, stime, cutime, cstime, in milliseconds. */
+async function statTimes(path: string): Promise<{ own: number; waitedChildren: number } | null> {
+  const stat = await readFile(path, "utf8").catch(() => null);
+  if (stat === null) return null;
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed.
+  const fields = stat
+    .slice(stat.lastIndexOf(")") + 2)
+    .split(" ")
+    .map(Number);
+  // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
+  const ms = (index: number) => (fields[index] ?? NaN) * 10;
+  return { own: ms(11) + ms(12), waitedChildren: ms(13) + ms(14) };
+}
+
 /**
  * User + system CPU time in milliseconds: of the whole process (every thread), or of one of its
  * threads when `thread` is given (the main thread's id is the process id).
  */
 export async function cpuMilliseconds(pid: number, thread?: number): Promise<number> {
   const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  const stat = await readFile(path, "utf8");
-  // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
-  return ticks * 10; // Linux reports these in USER_HZ, which is 100 on every architecture it supports
+  const times = await statTimes(path);
+  if (times === null) throw new Error(`no process ${pid}`);
+  return times.own;
+}
+
+/**
+ * The CPU time of a process tree (`next start` and every process under it), which never goes
+ * backwards while processes come and go. Each live process counts its own time (every thread, live
+ * or ended) and its waited-for children's (`cutime`, `cstime`): a child that ends and is reaped moves
+ * its whole time, its own reaped children's included, into its parent's figures, so it still counts.
+ * The tree is read parents first; a child reaped between its parent's read and its own would be
+ * missing from that one reading (its time not yet in the parent's), so the total is the highest
+ * reading so far. A descendant orphaned out of the tree (its parent ended before it) would stop
+ * counting; `next start` never leaves one.
+ */
+export class ProcessTreeCpu {
+  private highest = 0;
+
+  constructor(readonly root: number) {}
+
+  /** Milliseconds of user + system CPU time the tree has used so far. */
+  async milliseconds(): Promise<number> {
+    let total = 0;
+    const queue = [this.root];
+    while (queue.length > 0) {
+      const pid = queue.shift() as number;
+      const times = await statTimes(`/proc/${pid}/stat`);
+      if (times === null) continue; // ended and reaped since its parent listed it: counted there
+      total += times.own + times.waitedChildren;
+      queue.push(...(await childrenOf(pid)));
+    }
+    if (!Number.isFinite(total)) throw new Error(`unreadable CPU times under ${this.root}`);
+    this.highest = Math.max(this.highest, total);
+    return this.highest;
+  }
+
+  /** The pids in the tree now (for the report). */
+  async pids(): Promise<number[]> {
+    const found: number[] = [];
+    const queue = [this.root];
+    while (queue.length > 0) {
+      const pid = queue.shift() as number;
+      found.push(pid);
+      queue.push(...(await childrenOf(pid)));
+    }
+    return found;
+  }
 }

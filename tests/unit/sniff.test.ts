@@ -273,7 +273,7 @@ describe("exactly-sized files (10 MiB), in 64 KiB chunks", () => {
   });
 });
 
-describe("TextScan: UTF-8 checked chunk by chunk, as an upload arrives", () => {
+describe("TextScan: UTF-8 and control bytes checked chunk by chunk, as an upload arrives", () => {
   const samples: [string, Uint8Array][] = [
     ["ASCII", Buffer.from("plain text\n")],
     ["two-, three- and four-byte characters", Buffer.from("é € 😀 ü\tend")],
@@ -285,23 +285,32 @@ describe("TextScan: UTF-8 checked chunk by chunk, as an upload arrives", () => {
     ["a lead byte followed by ASCII", Buffer.from([0xe2, 0x82, 0x41, 0x42])],
     ["a stray continuation byte", Buffer.from([0x41, 0x80, 0x42])],
     ["a NUL", Buffer.from([0x41, 0x00, 0x42])],
+    ["a control byte in text", Buffer.from("a\u0001b")],
+    ["DEL in text", Buffer.from("a\u007fb")],
+    ["tab, form feed and CR LF in text", Buffer.from("a\tb\fc\r\n")],
+    ["a control byte, then a byte that is never UTF-8", Buffer.from([0x41, 0x01, 0xff])],
+    ["a control byte where a character's continuation should be", Buffer.from([0xe2, 0x01, 0x82])],
   ];
 
   function verdict(chunks: Uint8Array[]) {
     const scan = new TextScan();
     for (const chunk of chunks) scan.update(chunk);
-    return scan.finish().text;
+    return scan.finish();
   }
+
+  const isControl = (byte: number) =>
+    (byte < 0x20 && ![0x09, 0x0a, 0x0c, 0x0d].includes(byte)) || byte === 0x7f;
 
   for (const [name, bytes] of samples) {
     it(`${name}: the same verdict however the bytes are split`, () => {
-      const expected = isUtf8(bytes) && !bytes.includes(0);
-      expect(verdict([bytes])).toBe(expected);
-      expect(verdict([...bytes].map((byte) => Uint8Array.of(byte)))).toBe(expected);
+      const text = isUtf8(bytes) && !bytes.includes(0);
+      const expected = { text, printable: text && !bytes.some(isControl) };
+      expect(verdict([bytes])).toEqual(expected);
+      expect(verdict([...bytes].map((byte) => Uint8Array.of(byte)))).toEqual(expected);
       for (let at = 0; at <= bytes.byteLength; at++) {
         for (let second = at; second <= bytes.byteLength; second++) {
           const chunks = [bytes.subarray(0, at), bytes.subarray(at, second), bytes.subarray(second)];
-          expect(verdict(chunks), `split at ${at} and ${second}`).toBe(expected);
+          expect(verdict(chunks), `split at ${at} and ${second}`).toEqual(expected);
         }
       }
     });
