@@ -109,9 +109,9 @@ async function main(): Promise<void> {
       if (cpu.emails) printEmails(cpu.emails);
     }
     if (!settings.skipMemory) {
-      // The target: a fresh server per run, so earlier garbage does not count as its idle level.
-      // Then the same burst again on the same server: what a process that has already taken one
-      // grows by (the memory freed after the first stays with the process, and is used again).
+      // A fresh server per run takes the burst once (its first burst, reported: mostly the runtime
+      // growing to its working size), then the same burst again: the target's figure, what a
+      // server in service grows by (the memory freed after the first stays with the process).
       const burstAgain = async ({ app, pid }: Awaited<ReturnType<typeof startServer>>) => {
         const again = await measureUploadMemory(app, pid, "filesystem", uploads1MiB, MiB);
         memory1MiBAgain.push(again);
