@@ -5,12 +5,7 @@ import type { BriefAcknowledger } from "../deliveries/types";
 import { classifyFailure, describeFailure } from "../notify";
 import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
 import { withTimeout } from "../timeout";
-import {
-  BriefAcknowledgmentEmail,
-  briefAcknowledgmentSubject,
-  renderEmail,
-  type VisitorMailer,
-} from "../visitor-email";
+import { briefAcknowledgmentSubject, renderBriefAcknowledgment, type VisitorMailer } from "../visitor-email";
 
 /** `error` of an acknowledgment held back by the 10-minute window. */
 export const ACKNOWLEDGMENT_WITHIN_WINDOW =
@@ -74,7 +69,7 @@ export class Acknowledger implements BriefAcknowledger {
     }
     // Not sent: the window is given back, so a redelivery (or the next brief) can send one.
     await releasedOnFailure(claim, async () => {
-      const email = await renderEmail(BriefAcknowledgmentEmail({ record }));
+      const email = await renderBriefAcknowledgment(record);
       await this.mailer.send({
         to: record.email,
         subject: briefAcknowledgmentSubject(record.reference),

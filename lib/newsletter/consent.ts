@@ -11,9 +11,8 @@ import {
   releasedOnFailure,
 } from "../ratelimit";
 import {
-  NewsletterConfirmationEmail,
   newsletterConfirmationSubject,
-  renderEmail,
+  renderNewsletterConfirmation,
   type VisitorMailer,
 } from "../visitor-email";
 import {
@@ -106,15 +105,13 @@ async function sendConfirmation(services: NewsletterServices, record: Subscriber
   // The window first: only an email that will be sent is rendered.
   await releasedOnFailure(claim, async () => {
     const urls = newsletterLinks(links, services.config.siteOrigin, id, now);
-    const email = await renderEmail(
-      NewsletterConfirmationEmail({
-        email: record.email,
-        topics: record.topics,
-        confirmUrl: urls.confirm,
-        unsubscribeUrl: urls.unsubscribePage,
-        validFor: "7 days",
-      }),
-    );
+    const email = await renderNewsletterConfirmation({
+      email: record.email,
+      topics: record.topics,
+      confirmUrl: urls.confirm,
+      unsubscribeUrl: urls.unsubscribePage,
+      validFor: "7 days",
+    });
     try {
       await visitorMailer.send({
         to: record.email,

@@ -1,7 +1,9 @@
+import { Transform, type TransformCallback } from "node:stream";
 import { createTransport, type SendMailOptions, type Transporter } from "nodemailer";
 import { parseConnectionUrl } from "nodemailer/lib/shared";
 import type { SMTPSentMessageInfo, SMTPTransportOptions } from "nodemailer/lib/smtp-transport";
 import { type SmtpTls, smtpTls } from "../config";
+import { wholeMessage } from "./whole-message";
 
 /** Why a send failed when STARTTLS was required and did not happen: nothing else was sent. */
 const STARTTLS_REQUIRED =
@@ -56,9 +58,58 @@ function sharedTransport(smtpUrl: string, timeoutMs: number): Transporter<SMTPSe
   let transport = transports.get(key);
   if (!transport) {
     transport = createTransport({ ...smtpTransportOptions(smtpUrl, timeoutMs), ...POOL });
+    writeMessagesWhole(transport);
     transports.set(key, transport);
   }
   return transport;
+}
+
+/**
+ * Makes `transport` write each message of text at once (`wholeMessage`), and any other (one with a
+ * file) in writes of up to `COALESCED_BYTES`: the same bytes either way.
+ */
+export function writeMessagesWhole(transport: Transporter): void {
+  transport.use("stream", (mail, done) => {
+    const whole = wholeMessage(mail.message);
+    if (whole) {
+      // The raw content is the whole message: the parts in it are not streamed after it again.
+      mail.message.setRaw(whole).multipart = false;
+    } else mail.message.transform(() => new CoalescedWrites());
+    done();
+  });
+}
+
+/** What `CoalescedWrites` gathers before it passes it on: an email of text, whole; a file, in pieces. */
+const COALESCED_BYTES = 64 * 1024;
+
+/**
+ * Gathers a message's many small pieces (each header block, boundary and encoded part, as
+ * nodemailer produces them) into writes of up to `COALESCED_BYTES`: each piece was a socket write of
+ * its own, and those writes were the largest single cost of sending a visitor's email (profile in
+ * docs/performance.md). The bytes are the same, in the same order; a message with a file still
+ * streams, never more than about `COALESCED_BYTES` of it held here.
+ */
+class CoalescedWrites extends Transform {
+  private pieces: Buffer[] = [];
+  private bytes = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.pieces.push(chunk);
+    this.bytes += chunk.length;
+    if (this.bytes >= COALESCED_BYTES) this.passOn();
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.bytes > 0) this.passOn();
+    done();
+  }
+
+  private passOn(): void {
+    this.push(this.pieces.length === 1 ? this.pieces[0] : Buffer.concat(this.pieces, this.bytes));
+    this.pieces = [];
+    this.bytes = 0;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { Acknowledger, recipientId } from "@/lib/contact/acknowledge";
 import type { BriefRecord } from "@/lib/briefs";
 import { type Cooldown, CooldownUnavailableError } from "@/lib/ratelimit";
 import { MemoryCooldown } from "@/lib/ratelimit/cooldown";
-import { renderEmail, VisitorMailer } from "@/lib/visitor-email";
+import { renderBriefAcknowledgment, VisitorMailer } from "@/lib/visitor-email";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 
 /** The Acknowledger with a real SMTP server: what it renders and sends, and when it does neither. */
@@ -11,7 +11,7 @@ import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 // Counts renders, so a test can tell an email held back from one rendered and then dropped.
 vi.mock("@/lib/visitor-email", async (importOriginal) => {
   const actual = await importOriginal<typeof import("@/lib/visitor-email")>();
-  return { ...actual, renderEmail: vi.fn(actual.renderEmail) };
+  return { ...actual, renderBriefAcknowledgment: vi.fn(actual.renderBriefAcknowledgment) };
 });
 
 const EMAIL = "ada@ack-unit.example";
@@ -53,7 +53,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   smtp.received.length = 0;
-  vi.mocked(renderEmail).mockClear();
+  vi.mocked(renderBriefAcknowledgment).mockClear();
 });
 
 describe("Acknowledger", () => {
@@ -61,12 +61,12 @@ describe("Acknowledger", () => {
     const cooldown = new MemoryCooldown(600_000);
     const acknowledger = new Acknowledger(mailer, cooldown, null, 3_000);
     expect(await acknowledger.acknowledge(brief())).toMatchObject({ ok: true });
-    expect(renderEmail).toHaveBeenCalledTimes(1);
+    expect(renderBriefAcknowledgment).toHaveBeenCalledTimes(1);
     expect(await acknowledger.acknowledge(brief(EMAIL.toUpperCase()))).toMatchObject({
       ok: false,
       suppressed: true,
     });
-    expect(renderEmail).toHaveBeenCalledTimes(1);
+    expect(renderBriefAcknowledgment).toHaveBeenCalledTimes(1);
     expect(smtp.received).toHaveLength(1);
   });
 
@@ -81,7 +81,7 @@ describe("Acknowledger", () => {
         suppressed: true,
         error: "not sent: human verification did not pass",
       });
-      expect(renderEmail).not.toHaveBeenCalled();
+      expect(renderBriefAcknowledgment).not.toHaveBeenCalled();
       expect(smtp.received).toHaveLength(0);
       expect(await cooldown.claim(recipientId(EMAIL))).not.toBeNull();
     },
@@ -113,7 +113,7 @@ describe("Acknowledger", () => {
       warn.mockRestore();
     }
     expect(claims).toEqual([recipientId(EMAIL)]);
-    expect(renderEmail).not.toHaveBeenCalled();
+    expect(renderBriefAcknowledgment).not.toHaveBeenCalled();
     expect(smtp.received).toHaveLength(0);
   });
 });

@@ -4,6 +4,8 @@ import { Link } from "@react-email/link";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
+import type { RenderedEmail } from "../render";
+import { emailTemplate } from "../template";
 
 export interface NewsletterConfirmationProps {
   /** The address as the visitor typed it: shown as text, never trusted as markup. */
@@ -55,4 +57,18 @@ export function NewsletterConfirmationEmail({
       <Text style={styles.muted}>The link works for {validFor}.</Text>
     </VisitorEmailLayout>
   );
+}
+
+const confirmationTemplate = emailTemplate(NewsletterConfirmationEmail, [
+  "email",
+  "confirmUrl",
+  "unsubscribeUrl",
+]);
+
+/**
+ * Both bodies of the confirmation, as `renderEmail(NewsletterConfirmationEmail(props))` gives them:
+ * rendered once per set of topics, with the address and the links filled in per subscriber.
+ */
+export function renderNewsletterConfirmation(props: NewsletterConfirmationProps): Promise<RenderedEmail> {
+  return confirmationTemplate(props);
 }
