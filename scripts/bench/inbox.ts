@@ -141,8 +141,9 @@ async function measure(
   console.log(`\n${name}`);
   for (const row of rows) {
     const calls = row.calls > 0 ? `${row.calls} calls` : "";
+    const cpu = row.cpuMs > 0 ? `cpu ${row.cpuMs.toFixed(0)} ms` : "";
     console.log(
-      `  ${row.what.padEnd(44)} ${row.ms.toFixed(0).padStart(7)} ms ${calls.padStart(11)}   ${row.detail}`,
+      `  ${row.what.padEnd(44)} ${row.ms.toFixed(0).padStart(7)} ms ${cpu.padStart(14)} ${calls.padStart(12)}   ${row.detail}`,
     );
   }
   const ms = (what: string) => rows.find((row) => row.what.startsWith(what))?.ms ?? Infinity;
