@@ -14,6 +14,7 @@ import {
   indexPath,
   mergeSummary,
   summarize,
+  tombstoneKey,
 } from "./summary";
 
 /**
@@ -99,7 +100,7 @@ export async function indexMove(store: ObjectStore, from: StoredBrief, to: Store
     from.folder,
     store,
     (_, erased) => {
-      erased.set(from.folder, Date.now());
+      erased.set(tombstoneKey(from.folder), Date.now());
       return true;
     },
     `moving ${from.record.reference} out of spam`,
@@ -139,7 +140,7 @@ export async function indexErase(
         kind,
         month,
         (_, tombs) => {
-          for (const folder of erased) tombs.set(folder, Date.now());
+          for (const folder of erased) tombs.set(tombstoneKey(folder), Date.now());
           return true;
         },
         { create: false },

@@ -10,6 +10,7 @@ import {
   type MonthIndex,
   readMonthIndex,
   summarize,
+  tombstoneKey,
 } from "./summary";
 
 /**
@@ -92,7 +93,7 @@ export async function checkMonth(
     (entries, erased) => {
       let changed = false;
       for (const summary of fresh) {
-        if (summary === null || erased.has(summary.folder)) continue;
+        if (summary === null || erased.has(tombstoneKey(summary.folder))) continue;
         entries.set(summary.folder, { ...mergeKeepingNewest(entries.get(summary.folder), summary) });
         changed = true;
       }

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
 import { type Delivery, type Folder, type SpamVerdict } from "../briefs";
 import { deliveryStatus } from "./labels";
@@ -46,10 +46,18 @@ export interface BriefSummary {
   indexedAt: number;
 }
 
-/** An erased brief's folder, kept a while so that a view that read it just before cannot bring it back. */
+/**
+ * An erased brief's folder, kept a while so that a view that read it just before cannot bring it
+ * back: by `tombstoneKey`, never by name, so nothing of an erased brief stays in the store.
+ */
 export interface Tombstone {
-  folder: string;
+  key: string;
   at: number;
+}
+
+/** A folder as a tombstone names it: a SHA-256, which says nothing of the brief. */
+export function tombstoneKey(folder: string): string {
+  return createHash("sha256").update(folder).digest("hex");
 }
 
 export interface MonthIndex {
@@ -171,7 +179,10 @@ export async function readMonthIndex(
   return parseMonthIndex(await store.get(indexPath(kind, month), options));
 }
 
-/** What a change makes of a month's entries (by folder); `false`: nothing changed, nothing is written. */
+/**
+ * What a change makes of a month's entries (by folder) and tombstones (by `tombstoneKey`); `false`:
+ * nothing changed, nothing is written.
+ */
 export type IndexChange = (entries: Map<string, BriefSummary>, erased: Map<string, number>) => boolean;
 
 /**
@@ -199,15 +210,15 @@ export async function changeMonthIndex(
       const erased = new Map(
         (current?.erased ?? [])
           .filter((tomb) => now - tomb.at < TOMBSTONE_MS)
-          .map((tomb) => [tomb.folder, tomb.at]),
+          .map((tomb) => [tomb.key, tomb.at]),
       );
       const changed = change(entries, erased) || current === null;
       if (!changed && current !== null) return { result: current };
-      for (const folder of erased.keys()) entries.delete(folder);
+      for (const folder of [...entries.keys()]) if (erased.has(tombstoneKey(folder))) entries.delete(folder);
       const written: MonthIndex = {
         serial: Math.max((current?.serial ?? 0) + 1, now),
         entries: [...entries.values()],
-        erased: [...erased].map(([folder, at]) => ({ folder, at })),
+        erased: [...erased].map(([key, at]) => ({ key, at })),
       };
       const body = JSON.stringify({
         version: INDEX_VERSION,

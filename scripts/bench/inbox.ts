@@ -128,10 +128,12 @@ async function measure(
   );
   const oldest = briefs[0]!;
   const brief = await findBrief(store, oldest.reference, NOW);
-  await changeStatus({ store }, brief!, brief!.state.status === "archived" ? "new" : "archived", {
-    actor: "bench",
-    now: NOW,
-  });
+  rows.push(
+    await timed("status change itself (state + index)", calls, async () => {
+      const { state } = await changeStatus({ store }, brief!, "archived", { actor: "bench", now: NOW });
+      return `now ${state.status}`;
+    }),
+  );
   rows.push(await timed("first page after a status change (January)", calls, page));
   const arrivals = Array.from({ length: ARRIVALS }, (_, index) => briefFiles(BRIEFS + index, -1, "", NOW));
   await addArrivals(arrivals);
@@ -149,10 +151,11 @@ async function measure(
   const ms = (what: string) => rows.find((row) => row.what.startsWith(what))?.ms ?? Infinity;
   const verdict = (value: number, limit: number) =>
     `${value < limit ? "met" : "MISSED"} (${value.toFixed(0)} ms < ${limit} ms)`;
+  // The warm target holds for every first page but the cold one: after a status change and after arrivals too.
   const worstPage = Math.max(
-    ms("first page, warm"),
-    ms("first page after a status"),
-    ms("first page after "),
+    ...rows
+      .filter((row) => row.what.startsWith("first page") && !row.what.includes("cold"))
+      .map((row) => row.ms),
   );
   console.log(
     `  targets: first page warm ${verdict(worstPage, targets.pageWarm)}; search ${verdict(ms("search"), targets.search)}` +
