@@ -4,6 +4,7 @@ import { Acknowledger } from "./contact/acknowledge";
 import { ChannelAlerts, Deliveries, QStashPublisher, retryDestination, RetryMessages } from "./deliveries";
 import { createStore, type ObjectStore } from "./store";
 import { LinkSigner } from "./links";
+import { indexDeliveryChange } from "./ops";
 import { createOpsServices, type OpsServices } from "./ops-web";
 import { type Channel, createChannels, SubscriberEvents } from "./notify";
 import { type Cooldowns, createCooldowns, createRateLimiters, type RateLimiters } from "./ratelimit";
@@ -82,6 +83,7 @@ function createDeliveries(
       config.notifyTimeoutMs,
     ),
     publisher: config.qstash && new QStashPublisher(config.qstash, destination),
+    onDeliveryChanged: (folder, delivery) => indexDeliveryChange(store, folder, delivery),
   });
 }
 

@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { BriefFilters, BriefRows, filterIsSet, Pager, StatusCounts } from "@/components/inbox/brief-list";
 import { DeliveryCounts } from "@/components/inbox/delivery-marks";
+import { IndexCoverage } from "@/components/inbox/index-coverage";
 import { InboxShell } from "@/components/inbox/shell";
 import { countOf } from "@/lib/format";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
@@ -33,6 +34,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
       </div>
       <div className="mt-3 flex flex-col gap-3">
         <BriefFilters action="/inbox" filter={filter} />
+        <IndexCoverage coverage={result.coverage} />
         <div className="flex flex-wrap items-center justify-between gap-2">
           <StatusCounts action="/inbox" filter={filter} counts={result.counts} />
           <p className="text-sm text-muted" aria-live="polite">

@@ -47,6 +47,11 @@ export interface DeliveriesDeps {
   publisher: RetryPublisher | null;
   /** The jitter's dice (tests fix it). */
   random?: () => number;
+  /**
+   * Told after an attempt changed a brief's `delivery.json` (a retry, ops' "Retry now"), not after
+   * its first record: the inbox's list index keeps its summary current (lib/ops). Must not throw.
+   */
+  onDeliveryChanged?: (folder: string, delivery: Delivery) => Promise<void>;
 }
 
 /** The first retry waits in the request's `after()` only this long at most; a later one is the scheduler's or cron's. */
@@ -255,7 +260,8 @@ export class Deliveries {
       await store.delete(duePath(reference, target));
       return { made: false, target, why: "gone" };
     }
-    await updateDelivery(store, folder, (current) => ({ ...current, [target]: updated }));
+    const delivery = await updateDelivery(store, folder, (current) => ({ ...current, [target]: updated }));
+    await this.deps.onDeliveryChanged?.(folder, delivery);
     if (previous?.state === "delivered") {
       await store.delete(duePath(reference, target));
     } else if (updated.state === "retrying") {

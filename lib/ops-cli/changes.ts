@@ -11,6 +11,7 @@ import {
   needsRedelivery,
   OpsError,
   planErase,
+  reindex,
   readBriefs,
   redeliverBrief,
   type RedeliveryResult,
@@ -91,6 +92,23 @@ export async function redeliver(invocation: Invocation, context: CommandContext)
       : `${tried} ${tried === 1 ? "brief" : "briefs"} looked at: ${tried - failing} delivered or left alone, ${failing} still failing.\n`,
   );
   return failing > 0 || problems.count > 0 ? 1 : 0;
+}
+
+/**
+ * `reindex`: the inbox on the web's list index (`index/`) deleted and rebuilt from the briefs, every
+ * month, briefs then spam: after the store was edited by hand, which the index does not see.
+ */
+export async function rebuildIndex(_: Invocation, context: CommandContext): Promise<number> {
+  const problems = problemReporter(context.stderr);
+  for (const kind of ["briefs", "spam"] as const) {
+    const started = Date.now();
+    const months = await reindex(context.store, kind, context.now(), problems.report);
+    await write(
+      context.stdout,
+      `${kind}: ${months} ${months === 1 ? "month" : "months"} indexed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+  }
+  return problems.count > 0 ? 1 : 0;
 }
 
 /**

@@ -21,7 +21,7 @@ import {
   readSubscribers,
   utcTime,
 } from "../ops";
-import { gc, note, redeliver, eraseEverything, setBriefStatus } from "./changes";
+import { gc, note, rebuildIndex, redeliver, eraseEverything, setBriefStatus } from "./changes";
 import {
   briefJson,
   type Command,
@@ -242,6 +242,7 @@ export const COMMANDS = {
   subscribers,
   redeliver,
   gc,
+  reindex: rebuildIndex,
   status: setBriefStatus,
   note,
   erase: eraseEverything,

@@ -40,6 +40,7 @@ const OPTIONS = {
     positionals: [0, 1],
   },
   gc: { options: { "dry-run": { type: "boolean" } }, positionals: [0, 0] },
+  reindex: { options: {}, positionals: [0, 0] },
   status: { options: { ...BY }, positionals: [2, 2] },
   note: { options: { ...BY }, positionals: [2, 2] },
   erase: { options: { ...BY, confirm: { type: "string" } }, positionals: [1, 1] },

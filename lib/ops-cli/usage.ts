@@ -42,6 +42,9 @@ Commands:
       an hour, and the inbox on the web's expired sessions and spent sign-in links (kept in the
       store without Redis); the briefs and spam entries received more than RETENTION_DAYS days ago
       (unset: kept forever); and subscriptions still pending after 7 days. --dry-run only lists them.
+  reindex
+      Deletes the inbox on the web's list index (index/) and rebuilds it from the briefs: after
+      files under briefs/ or spam/ were changed by hand, which the index does not see.
 
 status, note, erase, person and gc's erasures are recorded in the audit log as --by, else as ops-tool:<your user name>.
 A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).

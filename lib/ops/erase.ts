@@ -3,15 +3,15 @@ import type { ObjectStore } from "../store";
 import type { Folder } from "../briefs";
 import { subscriberId, subscriberPath } from "../newsletter/subscribers";
 import type { InboxRecordError } from "./errors";
-import { monthNumber } from "./reader";
+import { indexErase } from "./index-update";
 import { summariesInRange } from "./search";
-import { indexPath, monthSummaries } from "./summary";
 
 /**
  * Erasing an address (the right to be forgotten): every brief and honeypot catch sent from it,
  * every file of their folders, and its newsletter subscriber record. Addresses are compared
- * lowercased, as the newsletter compares them. The month indexes that summarised those briefs are
- * rebuilt without them, so neither the list, a search nor a download finds anything afterwards.
+ * lowercased, as the newsletter compares them. Their summaries leave the month indexes (each with a
+ * tombstone, see `index-update.ts`), so neither the list, a search nor a download finds anything
+ * afterwards.
  */
 
 export interface ErasePlan {
@@ -67,12 +67,6 @@ export async function planErase(
   };
 }
 
-/** `briefs/YYYY/MM/...` -> that month's number. */
-function monthOf(folder: string): number {
-  const [, year = "0", month = "1"] = folder.split("/");
-  return monthNumber(Number(year), Number(month));
-}
-
 /** Removes every file of one brief folder: `brief.json` first, so it never points at a missing file. */
 export async function removeFolder(store: ObjectStore, folder: string): Promise<void> {
   const paths: string[] = [];
@@ -83,8 +77,8 @@ export async function removeFolder(store: ObjectStore, folder: string): Promise<
 }
 
 /**
- * Erases brief folders of one kind, every file of each, and rebuilds the month indexes that
- * summarised them: what both an erasure and retention go through, so each erases a brief alike.
+ * Erases brief folders of one kind, every file of each, and takes their summaries out of the month
+ * indexes: what both an erasure and retention go through, so each erases a brief alike.
  */
 export async function eraseFolders(
   store: ObjectStore,
@@ -96,11 +90,7 @@ export async function eraseFolders(
     // Its due and failed delivery records: nothing more is attempted, nothing listed as failed.
     await forgetDeliveries(store, folder.split("/").at(-1) ?? "");
   }
-  // The index held the erased briefs' text: remove it, then rebuild it from what is left.
-  for (const month of new Set(folders.map(monthOf))) {
-    await store.delete(indexPath(kind, month));
-    await monthSummaries(store, kind, month);
-  }
+  await indexErase(store, kind, folders);
 }
 
 /** Carries out a plan made by `planErase`. */

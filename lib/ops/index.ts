@@ -83,4 +83,6 @@ export {
   noteProblem,
   setStatus,
 } from "./state";
-export { type BriefSummary, monthSummaries } from "./summary";
+export { type BriefSummary } from "./summary";
+export { indexDeliveryChange } from "./index-update";
+export { type Coverage, reindex } from "./rebuild";

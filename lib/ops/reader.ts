@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ObjectStore } from "../store";
+import type { ObjectStore, StoreCallOptions } from "../store";
 import { type Folder, spamVerdict } from "../briefs";
 import type { SubscriberRecord } from "../newsletter/subscribers";
 import type { Delivery } from "../briefs";
@@ -94,9 +94,32 @@ export async function monthRange(
 }
 
 /** One month's brief folders, newest day first (one listing of the month's prefix). */
-export async function listMonth(store: ObjectStore, kind: Folder, month: number): Promise<BriefFolder[][]> {
+export async function listMonth(
+  store: ObjectStore,
+  kind: Folder,
+  month: number,
+  options?: StoreCallOptions,
+): Promise<BriefFolder[][]> {
+  return listFolders(store, monthPrefix(kind, month), options);
+}
+
+/** One day's brief folders (`day`: `YYYY-MM-DD`): one listing of the day's prefix. */
+export async function listDay(
+  store: ObjectStore,
+  kind: Folder,
+  day: string,
+  options?: StoreCallOptions,
+): Promise<BriefFolder[]> {
+  return (await listFolders(store, `${kind}/${day.replaceAll("-", "/")}/`, options)).flat();
+}
+
+async function listFolders(
+  store: ObjectStore,
+  prefix: string,
+  options?: StoreCallOptions,
+): Promise<BriefFolder[][]> {
   const folders = new Map<string, BriefFolder>();
-  for await (const info of store.list(monthPrefix(kind, month))) {
+  for await (const info of store.list(prefix, options)) {
     const match = BRIEF_OBJECT.exec(info.path);
     if (!match) continue;
     const [, , year, mm, dd, reference = "", file] = match;
@@ -135,15 +158,18 @@ export async function readBrief(
   entry: BriefFolder,
   select?: ReadBriefsOptions["select"],
 ): Promise<StoredBrief | null> {
-  let delivery: Delivery | null = null;
-  if (entry.hasDelivery) {
-    const path = `${entry.folder}/delivery.json`;
-    const bytes = await store.get(path);
-    delivery = bytes === null ? null : parseDelivery(path, bytes);
-  }
-  if (select && !select(delivery)) return null;
+  const deliveryPath = `${entry.folder}/delivery.json`;
   const path = `${entry.folder}/brief.json`;
-  const bytes = await store.get(path);
+  const statePath = `${entry.folder}/state.json`;
+  // Without `select`, the three files are fetched at once: one round trip to a remote store, not three.
+  const [deliveryBytes, briefBytes, stateBytes] = await Promise.all([
+    entry.hasDelivery ? store.get(deliveryPath) : null,
+    select ? undefined : store.get(path),
+    !select && entry.hasState ? store.get(statePath) : null,
+  ]);
+  const delivery = deliveryBytes === null ? null : parseDelivery(deliveryPath, deliveryBytes);
+  if (select && !select(delivery)) return null;
+  const bytes = briefBytes === undefined ? await store.get(path) : briefBytes;
   if (bytes === null) return null; // removed since the listing
   const parsed = parseBriefRecord(path, bytes);
   // A spam entry always says what caught it: one stored before the rules existed, the honeypot.
@@ -152,12 +178,8 @@ export async function readBrief(
   if (record.reference !== entry.reference) {
     throw new InboxRecordError(`${path} holds brief ${record.reference}, not ${entry.reference}`);
   }
-  let state = NEW_STATE;
-  if (entry.hasState) {
-    const statePath = `${entry.folder}/state.json`;
-    const stateBytes = await store.get(statePath);
-    if (stateBytes !== null) state = parseState(statePath, stateBytes);
-  }
+  const stored = select && entry.hasState ? await store.get(statePath) : stateBytes;
+  const state = stored === null || stored === undefined ? NEW_STATE : parseState(statePath, stored);
   return { kind, folder: entry.folder, record, delivery, state };
 }
 

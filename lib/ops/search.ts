@@ -2,10 +2,12 @@ import type { ObjectStore } from "../store";
 import type { Folder } from "../briefs";
 import { pendingReferences } from "../deliveries";
 import type { InboxRecordError } from "./errors";
-import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
+import { type IndexView, indexedMonths, monthIndex, openIndex, VIEW_REBUILD_BUDGET_MS } from "./index-view";
+import { mapLimit, monthNumber, readBriefs } from "./reader";
+import type { Coverage } from "./rebuild";
 import type { StoredBrief } from "./records";
 import { BRIEF_STATUSES, type BriefStatus, isBriefStatus } from "./state";
-import { type BriefSummary, monthSummaries, summarize } from "./summary";
+import { type BriefSummary, summarize } from "./summary";
 
 /**
  * Finding briefs: the filters the web inbox keeps in its URL (and the ops tool's export takes),
@@ -135,6 +137,8 @@ export interface BriefPage {
   pending: PendingDeliveries;
   page: number;
   pages: number;
+  /** How much of the history the counts and the search cover (all of it, unless a lost index is being rebuilt). */
+  coverage: Coverage;
 }
 
 function newestFirst(a: BriefSummary, b: BriefSummary): number {
@@ -142,13 +146,47 @@ function newestFirst(a: BriefSummary, b: BriefSummary): number {
   return key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0;
 }
 
-/**
- * Months summarised at once: each is one listing (and, on a remote store, round trips), so a few
- * together hide the latency without flooding the store.
- */
+/** Month indexes read at once for a search: each is one call (and, at 5,000 briefs, a few MB to parse). */
 const MONTH_CONCURRENCY = 6;
 
-/** Every summary of `kind` in the months the date filters allow (all months without them). */
+export interface SearchOptions {
+  page?: number;
+  pageSize?: number;
+  now?: Date;
+  onProblem?: (problem: InboxRecordError) => void;
+  /** How long indexing a lost index may hold this view (the rest goes on in the background). */
+  budgetMs?: number;
+  /** Goes on indexing after the response; `false` for callers outside a request that need no more. */
+  background?: boolean;
+}
+
+/** The indexed months the date filters allow, newest first. */
+function monthsInRange(view: IndexView, filter: Pick<BriefFilter, "from" | "to">): number[] {
+  const monthOf = (day: string) => monthNumber(Number(day.slice(0, 4)), Number(day.slice(5, 7)));
+  return indexedMonths(view)
+    .map(({ month }) => month)
+    .filter(
+      (month) =>
+        (!filter.from || month >= monthOf(filter.from)) && (!filter.to || month <= monthOf(filter.to)),
+    );
+}
+
+/** Every summary of the view's kind in the months the date filters allow (all months without them). */
+async function summariesOf(
+  store: ObjectStore,
+  view: IndexView,
+  filter: Pick<BriefFilter, "from" | "to">,
+): Promise<BriefSummary[]> {
+  const months = monthsInRange(view, filter);
+  const indexes = await mapLimit(months, MONTH_CONCURRENCY, (month) => monthIndex(store, view, month));
+  return indexes.flatMap((index) => index.entries);
+}
+
+/**
+ * Every summary of `kind` in the months the date filters allow, from an index that covers the whole
+ * history (what an erasure, retention and the person's-data page need: a missing month is indexed
+ * first, however long that takes).
+ */
 export async function summariesInRange(
   store: ObjectStore,
   kind: Folder,
@@ -156,15 +194,61 @@ export async function summariesInRange(
   now: Date,
   onProblem?: (problem: InboxRecordError) => void,
 ): Promise<BriefSummary[]> {
-  const range = await monthRange(store, kind, now, filter.from ?? undefined);
-  if (range === null) return [];
-  const to = filter.to ? monthNumber(Number(filter.to.slice(0, 4)), Number(filter.to.slice(5, 7))) : null;
-  const newest = to === null ? range.newest : Math.min(range.newest, to);
-  const months = Array.from({ length: Math.max(0, newest - range.oldest + 1) }, (_, index) => newest - index);
-  const summaries = await mapLimit(months, MONTH_CONCURRENCY, (month) =>
-    monthSummaries(store, kind, month, onProblem),
-  );
-  return summaries.flat();
+  const view = await openIndex(store, kind, { now, budgetMs: Infinity, background: false, onProblem });
+  return summariesOf(store, view, filter);
+}
+
+function emptyCounts(): Record<BriefStatus, number> {
+  return Object.fromEntries(BRIEF_STATUSES.map((status) => [status, 0])) as Record<BriefStatus, number>;
+}
+
+function isUnfiltered(filter: BriefFilter): boolean {
+  return filterQuery(filter).size === 0;
+}
+
+/**
+ * The unfiltered list: counts from the catalog, and the page's briefs from only the months that
+ * hold them (the newest, for the first page), so it costs what it shows, not the history.
+ */
+async function unfilteredPage(
+  store: ObjectStore,
+  view: IndexView,
+  pending: PendingDeliveries,
+  page: number,
+  pageSize: number,
+): Promise<BriefPage> {
+  const counts = emptyCounts();
+  for (const { counts: month } of Object.values(view.catalog.months)) {
+    for (const status of BRIEF_STATUSES) counts[status] += month[status];
+  }
+  const total = counts.new + counts.handled + counts.archived;
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  const current = Math.min(Math.max(1, Math.floor(page)), pages);
+  const start = (current - 1) * pageSize;
+  const briefs: BriefSummary[] = [];
+  let before = 0;
+  for (const { month, total: inMonth } of indexedMonths(view)) {
+    if (briefs.length >= pageSize) break;
+    if (inMonth === 0 || before + inMonth <= start) {
+      before += inMonth;
+      continue;
+    }
+    const entries = [...(await monthIndex(store, view, month)).entries].sort(newestFirst);
+    briefs.push(
+      ...entries.slice(Math.max(0, start - before), Math.max(0, start - before) + pageSize - briefs.length),
+    );
+    before += entries.length;
+  }
+  return {
+    briefs,
+    total,
+    counts,
+    deliveryCounts: { retrying: pending.retrying.size, failed: pending.failed.size },
+    pending,
+    page: current,
+    pages,
+    coverage: view.coverage,
+  };
 }
 
 /** One page of the list (1-based, clamped to the last page), newest first, with the counts. */
@@ -177,20 +261,20 @@ export async function searchBriefs(
     pageSize = PAGE_SIZE,
     now = new Date(),
     onProblem,
-  }: { page?: number; pageSize?: number; now?: Date; onProblem?: (problem: InboxRecordError) => void } = {},
+    budgetMs = VIEW_REBUILD_BUDGET_MS,
+    background = true,
+  }: SearchOptions = {},
 ): Promise<BriefPage> {
-  const counts = Object.fromEntries(BRIEF_STATUSES.map((status) => [status, 0])) as Record<
-    BriefStatus,
-    number
-  >;
-  const deliveryCounts: Record<DeliveryMark, number> = { retrying: 0, failed: 0 };
   // Spam is never sent: it has no deliveries to mark.
-  const [summaries, pending] = await Promise.all([
-    summariesInRange(store, kind, filter, now, onProblem),
+  const [view, pending] = await Promise.all([
+    openIndex(store, kind, { now, budgetMs, background, onProblem }),
     kind === "briefs" ? pendingReferences(store) : NO_PENDING_DELIVERIES,
   ]);
+  if (isUnfiltered(filter)) return unfilteredPage(store, view, pending, page, pageSize);
+  const counts = emptyCounts();
+  const deliveryCounts: Record<DeliveryMark, number> = { retrying: 0, failed: 0 };
   const found: BriefSummary[] = [];
-  for (const summary of summaries) {
+  for (const summary of await summariesOf(store, view, filter)) {
     if (!matchesSearch(summary, filter)) continue;
     const marks = deliveryMarks(summary.reference, pending);
     const byDelivery = filter.delivery === null || marks.includes(filter.delivery);
@@ -210,6 +294,7 @@ export async function searchBriefs(
     pending,
     page: current,
     pages,
+    coverage: view.coverage,
   };
 }
 

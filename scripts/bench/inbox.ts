@@ -1,25 +1,34 @@
 /**
- * npm run bench:inbox [-- --briefs 5000 --latency 20]   (also the last step of npm run bench)
+ * npm run bench:inbox [-- --briefs 50000 --latency 20]   (also the last step of npm run bench)
  *
- * The inbox on the web at scale: the same lib/ops code the /inbox page runs (searchBriefs: the
- * list's first page with its counts, a search, a status filter), over 5,000 briefs spread over ten
- * months, on the filesystem inbox and on the Vercel Blob inbox (the stand-in, through the real SDK,
- * every store call held back by `--latency` ms first, as a remote store answers). Each is measured
- * cold (no month index: the first view after a deploy, or after the index was lost) and warm, and
- * after one brief's status changed (its month's index is stale, and only that brief is read again).
- * Prints a table; the targets are the issue's (first page < 1 s on the filesystem, a search < 2 s,
- * both < 3 s on Blob, warm).
+ * The inbox on the web at scale (issues 20, 33): the same lib/ops code the /inbox page runs
+ * (searchBriefs: the list's first page with its counts, a search, a status filter), over briefs
+ * spread over ten months, on the filesystem inbox and on the Vercel Blob inbox (the stand-in,
+ * through the real SDK, every store call held back by `--latency` ms first, as a remote store
+ * answers). Measured: the first page with no index at all (cold) and how long the whole rebuild
+ * then takes (views going on as a person reloading would), warm (median of three), a search and a
+ * status filter, the first page after a status change in an old month, and after new arrivals.
+ * Each line says how many store calls it made. Prints the issue's targets, met or missed.
  */
 import { rm } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { parseConfig } from "../../lib/config";
 import { createStore, type ObjectStore } from "../../lib/store";
 import { FilesystemStore } from "../../lib/store/filesystem";
-import { NO_FILTER, parseFilter, searchBriefs, setStatus } from "../../lib/ops";
+import { changeStatus, findBrief, NO_FILTER, parseFilter, searchBriefs } from "../../lib/ops";
+import { readCatalog } from "../../lib/ops/catalog";
+import { coverageOf } from "../../lib/ops/rebuild";
 import { routeBlobStorageTo } from "../../tests/support/blob-routing.mjs";
 import { startBlobStandIn } from "../../tests/support/blob-standin";
 import { tempDir } from "../../tests/support/server";
-import { briefFiles, putBriefsIn, withLatency, writeBriefsTo } from "./stored-briefs";
+import {
+  type BenchBrief,
+  briefFiles,
+  countingCalls,
+  putBriefsIn,
+  withLatency,
+  writeBriefsTo,
+} from "./stored-briefs";
 
 const { values: flags } = parseArgs({
   options: { briefs: { type: "string", default: "5000" }, latency: { type: "string", default: "20" } },
@@ -27,51 +36,134 @@ const { values: flags } = parseArgs({
 const BRIEFS = Number(flags.briefs);
 const LATENCY_MS = Number(flags.latency);
 const NEEDLE = "zanzibar-lighthouse";
+const NOW = new Date("2026-11-23T12:00:00.000Z");
+const ARRIVALS = 20;
 
-async function timed(
-  what: string,
-  work: () => Promise<string>,
-): Promise<{ what: string; ms: number; detail: string }> {
+interface Row {
+  what: string;
+  ms: number;
+  /** CPU time of this process (the code, and on Blob the SDK and the stand-in serving it). */
+  cpuMs: number;
+  calls: number;
+  detail: string;
+}
+
+interface Targets {
+  pageWarm: number;
+  search: number;
+  cold: number | null;
+}
+
+async function timed(what: string, calls: () => number, work: () => Promise<string>): Promise<Row> {
+  const before = calls();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const detail = await work();
-  return { what, ms: performance.now() - started, detail };
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000;
+  return { what, ms: performance.now() - started, cpuMs, calls: calls() - before, detail };
+}
+
+/** The median of three runs, each a fresh view. */
+async function median(what: string, calls: () => number, work: () => Promise<string>): Promise<Row> {
+  const runs = [
+    await timed(what, calls, work),
+    await timed(what, calls, work),
+    await timed(what, calls, work),
+  ];
+  return runs.sort((a, b) => a.ms - b.ms)[1]!;
+}
+
+async function untilIndexed(store: ObjectStore, started: number, view: () => Promise<string>): Promise<Row> {
+  let lastView = performance.now();
+  let failed = 0;
+  for (;;) {
+    // A loaded machine may miss the Blob driver's 8 s for a call: counted, and tried again.
+    const catalog = await readCatalog(store, "briefs").catch(() => void failed++);
+    if (catalog && coverageOf(catalog).complete) break;
+    // A person reloading every 10 s: each view indexes within its budget and starts a background run.
+    if (performance.now() - lastView > 10_000) {
+      await view().catch(() => void failed++);
+      lastView = performance.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const detail = failed > 0 ? `${failed} views or reads failed on the way (store unavailable)` : "";
+  return {
+    what: "whole history indexed (from cold)",
+    ms: performance.now() - started,
+    cpuMs: 0,
+    calls: 0,
+    detail,
+  };
 }
 
 async function measure(
   name: string,
-  store: ObjectStore,
-  folderOf: string,
-  targetMs: { page: number; search: number },
+  raw: ObjectStore,
+  briefs: readonly BenchBrief[],
+  targets: Targets,
+  addArrivals: (list: BenchBrief[]) => Promise<void>,
 ) {
-  const now = new Date("2026-11-23T12:00:00.000Z");
+  const { store, calls } = countingCalls(raw);
   const page = async () => {
-    const result = await searchBriefs(store, "briefs", NO_FILTER, { now });
-    return `${result.briefs.length} of ${result.total}; new ${result.counts.new}, handled ${result.counts.handled}, archived ${result.counts.archived}`;
+    const result = await searchBriefs(store, "briefs", NO_FILTER, { now: NOW });
+    const partial = result.coverage.complete
+      ? ""
+      : ` (partial: from ${result.coverage.from}, ${result.coverage.monthsLeft} months left)`;
+    return `${result.briefs.length} of ${result.total}; new ${result.counts.new}, handled ${result.counts.handled}, archived ${result.counts.archived}${partial}`;
   };
-  const rows = [
-    await timed("first page, cold (no index: builds it)", page),
-    await timed("first page, warm", page),
-    await timed(`search "${NEEDLE}", warm`, async () => {
-      const result = await searchBriefs(store, "briefs", parseFilter({ q: NEEDLE }), { now });
+  const started = performance.now();
+  const rows = [await timed("first page, cold (no index)", calls, page)];
+  rows.push(await untilIndexed(store, started, page));
+  rows.push(await median("first page, warm", calls, page));
+  rows.push(
+    await median(`search "${NEEDLE}", warm`, calls, async () => {
+      const result = await searchBriefs(store, "briefs", parseFilter({ q: NEEDLE }), { now: NOW });
       return `${result.total} found`;
     }),
-    await timed("status handled, warm", async () => {
-      const result = await searchBriefs(store, "briefs", parseFilter({ status: "handled" }), { now });
+  );
+  rows.push(
+    await median("status handled, warm", calls, async () => {
+      const result = await searchBriefs(store, "briefs", parseFilter({ status: "handled" }), { now: NOW });
       return `${result.total} found`;
     }),
-  ];
-  await setStatus(store, folderOf, "archived", "bench", now);
-  rows.push(await timed("first page after one status change", page));
+  );
+  const oldest = briefs[0]!;
+  const brief = await findBrief(store, oldest.reference, NOW);
+  rows.push(
+    await timed("status change itself (state + index)", calls, async () => {
+      const { state } = await changeStatus({ store }, brief!, "archived", { actor: "bench", now: NOW });
+      return `now ${state.status}`;
+    }),
+  );
+  rows.push(await timed("first page after a status change (January)", calls, page));
+  const arrivals = Array.from({ length: ARRIVALS }, (_, index) => briefFiles(BRIEFS + index, -1, "", NOW));
+  await addArrivals(arrivals);
+  rows.push(await timed(`first page after ${ARRIVALS} arrivals`, calls, page));
+  rows.push(await timed("first page, warm again", calls, page));
+
   console.log(`\n${name}`);
   for (const row of rows) {
-    console.log(`  ${row.what.padEnd(44)} ${row.ms.toFixed(0).padStart(6)} ms   ${row.detail}`);
+    const calls = row.calls > 0 ? `${row.calls} calls` : "";
+    const cpu = row.cpuMs > 0 ? `cpu ${row.cpuMs.toFixed(0)} ms` : "";
+    console.log(
+      `  ${row.what.padEnd(44)} ${row.ms.toFixed(0).padStart(7)} ms ${cpu.padStart(14)} ${calls.padStart(12)}   ${row.detail}`,
+    );
   }
-  const warm = rows[1]?.ms ?? Infinity;
-  const search = rows[2]?.ms ?? Infinity;
-  const changed = rows[4]?.ms ?? Infinity;
+  const ms = (what: string) => rows.find((row) => row.what.startsWith(what))?.ms ?? Infinity;
+  const verdict = (value: number, limit: number) =>
+    `${value < limit ? "met" : "MISSED"} (${value.toFixed(0)} ms < ${limit} ms)`;
+  // The warm target: the first page warm, and after a status change (nothing to write). After
+  // arrivals a view reads them and writes the month's index and the counts (durable writes): shown, not held to it.
+  const worstPage = Math.max(
+    ...rows
+      .filter((row) => row.what.startsWith("first page") && !/cold|arrivals/.test(row.what))
+      .map((row) => row.ms),
+  );
   console.log(
-    `  targets: first page < ${targetMs.page} ms ${warm < targetMs.page && changed < targetMs.page ? "met" : "MISSED"}; ` +
-      `search < ${targetMs.search} ms ${search < targetMs.search ? "met" : "MISSED"}`,
+    `  targets: first page warm ${verdict(worstPage, targets.pageWarm)}; search ${verdict(ms("search"), targets.search)}` +
+      (targets.cold === null ? "" : `; cold first page ${verdict(ms("first page, cold"), targets.cold)}`),
   );
 }
 
@@ -79,13 +171,21 @@ async function main(): Promise<void> {
   console.log(
     `The inbox on the web: ${BRIEFS} briefs over ten months; Blob calls held back ${LATENCY_MS} ms each.`,
   );
+  const generating = performance.now();
   const briefs = Array.from({ length: BRIEFS }, (_, index) => briefFiles(index, BRIEFS - 7, NEEDLE));
-  const someFolder = briefs[0]?.folder ?? "";
-
   const dir = await tempDir("intake-bench-inbox-");
   try {
     await writeBriefsTo(dir, briefs);
-    await measure("Filesystem inbox", new FilesystemStore(dir), someFolder, { page: 1_000, search: 2_000 });
+    console.log(
+      `(${BRIEFS} briefs written to a filesystem inbox in ${((performance.now() - generating) / 1000).toFixed(0)} s)`,
+    );
+    await measure(
+      "Filesystem inbox",
+      new FilesystemStore(dir),
+      briefs,
+      { pageWarm: 300, search: 1_000, cold: null },
+      (list) => writeBriefsTo(dir, list),
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -96,10 +196,13 @@ async function main(): Promise<void> {
   try {
     putBriefsIn(standIn, briefs);
     const store = withLatency(createStore(parseConfig({ BLOB_READ_WRITE_TOKEN: standIn.token })), LATENCY_MS);
-    await measure(`Vercel Blob inbox (stand-in, ${LATENCY_MS} ms per call)`, store, someFolder, {
-      page: 3_000,
-      search: 3_000,
-    });
+    await measure(
+      `Vercel Blob inbox (stand-in, ${LATENCY_MS} ms per call)`,
+      store,
+      briefs,
+      { pageWarm: 1_000, search: 2_000, cold: 10_000 },
+      async (list) => putBriefsIn(standIn, list),
+    );
   } finally {
     restore();
     await standIn.close();

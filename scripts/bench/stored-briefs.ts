@@ -16,11 +16,14 @@ export interface BenchBrief {
   reference: string;
 }
 
-/** One brief's files, as the service writes them (the layout only: this measures reading). */
-export function briefFiles(index: number, needleAt = -1, needle = ""): BenchBrief {
+/**
+ * One brief's files, as the service writes them (the layout only: this measures reading), received
+ * in one of ten months of 2026 (or `receivedAt`).
+ */
+export function briefFiles(index: number, needleAt = -1, needle = "", receivedAt?: Date): BenchBrief {
   const month = (index % 10) + 1;
   const day = (index % 28) + 1;
-  const at = new Date(Date.UTC(2026, month - 1, day, index % 24, index % 60, 0, index % 1000));
+  const at = receivedAt ?? new Date(Date.UTC(2026, month - 1, day, index % 24, index % 60, 0, index % 1000));
   const reference = newReference();
   const folder = `briefs/${at.toISOString().slice(0, 10).replaceAll("-", "/")}/${reference}`;
   const record = {
@@ -85,6 +88,41 @@ export function withLatency(store: ObjectStore, ms: number): ObjectStore {
       }
     },
   };
+}
+
+/** `store` with a count of the calls made through it (each listing counted once per page of 1,000). */
+export function countingCalls(store: ObjectStore): { store: ObjectStore; calls: () => number } {
+  let calls = 0;
+  const counted =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> => {
+      calls++;
+      return call(...args);
+    };
+  const wrapped: ObjectStore = {
+    driver: store.driver,
+    put: counted(store.put.bind(store)),
+    putAll: counted(store.putAll.bind(store)),
+    beginUpload: counted(store.beginUpload.bind(store)),
+    removeAbandonedUploads: counted(store.removeAbandonedUploads.bind(store)),
+    create: counted(store.create.bind(store)),
+    get: counted(store.get.bind(store)),
+    getStream: counted(store.getStream.bind(store)),
+    getVersioned: counted(store.getVersioned.bind(store)),
+    putIfVersion: counted(store.putIfVersion.bind(store)),
+    deleteIfVersion: counted(store.deleteIfVersion.bind(store)),
+    copy: counted(store.copy.bind(store)),
+    delete: counted(store.delete.bind(store)),
+    async *list(prefix, options) {
+      let count = 0;
+      calls++;
+      for await (const info of store.list(prefix, options)) {
+        if (++count % 1000 === 0) calls++;
+        yield info;
+      }
+    },
+  };
+  return { store: wrapped, calls: () => calls };
 }
 
 /** Writes `briefs` under `dir`, as the filesystem inbox keeps them. */

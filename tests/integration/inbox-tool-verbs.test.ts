@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
+import { NO_FILTER, searchBriefs } from "@/lib/ops/search";
+import { setStatus } from "@/lib/ops/state";
 import { parseCsv } from "../support/csv";
 import { readJson, runInbox, storeBrief } from "../support/ops";
 import { tempDir } from "../support/server";
@@ -62,6 +64,25 @@ describe("inbox tool: status, note, erase, audit", () => {
     expect(
       entries.every((entry) => entry.actor === "ada@studio.example" || entry.actor.startsWith("ops-tool:")),
     ).toBe(true);
+  });
+
+  it("reindex rebuilds the list's index from the briefs, so a hand edit is seen", async () => {
+    const brief = await storeBrief(store, { receivedAt: "2026-01-20T09:00:00.000Z" });
+    await storeBrief(store, { receivedAt: "2026-01-21T09:00:00.000Z", folder: "spam" });
+    const now = new Date("2026-03-01T12:00:00.000Z");
+    const page = () => searchBriefs(store, "briefs", NO_FILTER, { now, background: false });
+    expect((await page()).counts.handled).toBe(0);
+    // By hand, outside the service: the settled month does not see it.
+    await setStatus(store, brief.folder, "handled", "by hand", now);
+    expect((await page()).counts.handled).toBe(0);
+
+    const reindex = await run(["reindex"]);
+    expect(reindex.stderr).toBe("");
+    expect(reindex.code).toBe(0);
+    expect(reindex.stdout).toMatch(
+      /^briefs: \d+ months indexed in [\d.]+ s\nspam: \d+ months indexed in [\d.]+ s\n$/,
+    );
+    expect((await page()).counts.handled).toBe(1);
   });
 
   it("erase shows the counts, and removes only with --confirm repeating the address", async () => {

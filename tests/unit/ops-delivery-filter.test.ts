@@ -7,7 +7,8 @@ import type { ObjectStore, StoreCallOptions } from "@/lib/store";
 import { exportBriefs } from "@/lib/ops/actions/export";
 import { readAudit } from "@/lib/ops/audit";
 import { filterQuery, NO_FILTER, parseFilter, searchBriefs } from "@/lib/ops/search";
-import { setStatus } from "@/lib/ops/state";
+import { changeStatus } from "@/lib/ops/actions/brief-state";
+import { findBrief } from "@/lib/ops/reader";
 import { storeBrief, storeUndelivered } from "../support/briefs";
 
 /**
@@ -98,7 +99,8 @@ describe("the list's delivery filter", () => {
     });
     expect(references(grace)).toEqual([retrying.record.reference]);
 
-    await setStatus(store, failed.folder, "handled", "ops", now);
+    const stored = await findBrief(store, failed.record.reference, now);
+    await changeStatus({ store }, stored!, "handled", { actor: "ops", now });
     const handledFailed = await searchBriefs(
       store,
       "briefs",

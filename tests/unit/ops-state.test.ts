@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,8 +9,6 @@ import { erase, planErase } from "@/lib/ops/erase";
 import { findBrief } from "@/lib/ops/reader";
 import { NO_FILTER, parseFilter, searchBriefs } from "@/lib/ops/search";
 import { addNote, noteProblem, setStatus } from "@/lib/ops/state";
-import { indexPath, monthSummaries } from "@/lib/ops/summary";
-import { monthNumber } from "@/lib/ops/reader";
 import { attachmentFor, readJson, storeBrief } from "../support/ops";
 
 /**
@@ -118,36 +116,6 @@ describe("search and the month index", () => {
     const paged = await searchBriefs(store, "briefs", NO_FILTER, { now, pageSize: 2, page: 2 });
     expect(paged).toMatchObject({ page: 2, pages: 2, total: 3 });
     expect(paged.briefs.map((brief) => brief.reference)).toEqual([a.record.reference]);
-  });
-
-  it("a stale, damaged or missing index is rebuilt from brief.json and state.json, never trusted", async () => {
-    const brief = await storeBrief(store, { receivedAt: "2026-03-02T10:00:00.000Z" });
-    const month = monthNumber(2026, 3);
-    expect((await monthSummaries(store, "briefs", month))[0]?.status).toBe("new");
-    const path = indexPath("briefs", month);
-    expect(await readJson(store, path)).not.toBeNull();
-
-    // A status change is seen although the index still says "new".
-    await setStatus(store, brief.folder, "handled", "ops", now);
-    expect((await monthSummaries(store, "briefs", month))[0]?.status).toBe("handled");
-
-    // An index that lies (edited, or left by an older version) is not believed.
-    const index = (await readJson<{ entries: { name: string }[] }>(store, path)) ?? { entries: [] };
-    await writeFile(
-      join(dir, path),
-      JSON.stringify({
-        ...index,
-        entries: index.entries.map((e) => ({ ...e, fingerprint: "x", name: "Mallory" })),
-      }),
-    );
-    expect((await monthSummaries(store, "briefs", month))[0]?.name).toBe("Ada Lovelace");
-
-    await writeFile(join(dir, path), "not json");
-    expect((await monthSummaries(store, "briefs", month))[0]?.name).toBe("Ada Lovelace");
-
-    // A brief the index names but the store no longer holds is not listed.
-    await rm(join(dir, brief.folder), { recursive: true });
-    expect(await monthSummaries(store, "briefs", month)).toEqual([]);
   });
 });
 

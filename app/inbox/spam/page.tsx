@@ -1,4 +1,5 @@
 import { BriefFilters, BriefRows, Pager } from "@/components/inbox/brief-list";
+import { IndexCoverage } from "@/components/inbox/index-coverage";
 import { InboxShell } from "@/components/inbox/shell";
 import { countOf } from "@/lib/format";
 import { filterQuery, parseFilter, searchBriefs } from "@/lib/ops";
@@ -27,6 +28,7 @@ export default async function SpamPage({ searchParams }: { searchParams: Promise
       </p>
       <div className="mt-3 flex flex-col gap-3">
         <BriefFilters action="/inbox/spam" filter={filter} statuses={false} />
+        <IndexCoverage coverage={result.coverage} />
         <p className="text-sm text-muted">{countOf(result.total, "caught entry", "caught entries")}</p>
         <BriefRows
           briefs={result.briefs}

@@ -2,6 +2,7 @@ import { ApiError, validationFailed } from "../../http/errors";
 import { parseReference } from "../../reference";
 import { recordAudit } from "../audit";
 import type { Acting, InboxStore } from "../deps";
+import { indexStateChange } from "../index-update";
 import { findBrief } from "../reader";
 import type { StoredBrief } from "../records";
 import { addNote, BRIEF_STATUSES, type BriefState, isBriefStatus, noteProblem, setStatus } from "../state";
@@ -22,8 +23,8 @@ export async function requireBrief(
 }
 
 /**
- * Sets a brief's status and records it in the audit log (a save of the status it already has
- * writes no state, but is audited all the same). 422 `fields.status` for a status that is not one.
+ * Sets a brief's status, in `state.json` and then in the list's index, and records it in the audit
+ * log (a save of the status it already has writes no state, but is audited all the same). 422 `fields.status` for a status that is not one.
  */
 export async function changeStatus(
   { store }: InboxStore,
@@ -33,6 +34,9 @@ export async function changeStatus(
 ): Promise<{ before: BriefState; state: BriefState }> {
   if (!isBriefStatus(status)) throw validationFailed({ status: `Choose ${BRIEF_STATUSES.join(", ")}.` });
   const state = await setStatus(store, brief.folder, status, actor, now);
+  if (state.status !== brief.state.status || state.history.length !== brief.state.history.length) {
+    await indexStateChange(store, brief, state);
+  }
   await recordAudit(
     store,
     { actor, action: "status", target: { reference: brief.record.reference, status } },
@@ -51,6 +55,7 @@ export async function addBriefNote(
   const problem = noteProblem(text);
   if (problem) throw validationFailed({ text: problem });
   const state = await addNote(store, brief.folder, text, actor, now);
+  await indexStateChange(store, brief, state);
   await recordAudit(store, { actor, action: "note", target: brief.record.reference }, now);
   return state;
 }

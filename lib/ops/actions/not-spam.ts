@@ -5,6 +5,7 @@ import { storedAttachment } from "../../notify";
 import { recordAudit } from "../audit";
 import type { Acting, NotifyingInbox } from "../deps";
 import { removeFolder } from "../erase";
+import { indexMove } from "../index-update";
 import type { StoredBrief } from "../records";
 import { NEW_STATE } from "../state";
 
@@ -44,6 +45,8 @@ export async function markNotSpam(
     { record, attachment, folder },
     { acknowledge: false, waitForRecord: true },
   );
+  // Its day may be long before the list's watermark: the index is told, not left to find it.
+  await indexMove(store, spam, { ...brief, delivery });
   await recordAudit(store, { actor, action: "not-spam", target: record.reference }, now);
   return { brief: { ...brief, delivery }, delivery };
 }
