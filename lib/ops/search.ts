@@ -3,7 +3,8 @@ import type { Folder } from "../briefs";
 import { pendingReferences } from "../deliveries";
 import type { InboxRecordError } from "./errors";
 import { type IndexView, indexedMonths, monthIndex, openIndex, VIEW_REBUILD_BUDGET_MS } from "./index-view";
-import { mapLimit, monthNumber, readBriefs } from "./reader";
+import { checkMonth } from "./month-check";
+import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
 import type { Coverage } from "./rebuild";
 import type { StoredBrief } from "./records";
 import { BRIEF_STATUSES, type BriefStatus, isBriefStatus } from "./state";
@@ -183,9 +184,12 @@ async function summariesOf(
 }
 
 /**
- * Every summary of `kind` in the months the date filters allow, from an index that covers the whole
- * history (what an erasure, retention and the person's-data page need: a missing month is indexed
- * first, however long that takes).
+ * Every summary of `kind` in the months the date filters allow, each month checked against the
+ * store's listing first (`checkMonth`): what an erasure, retention and the person's-data page need.
+ * They must find every brief there is, so they never take the index's word alone: it misses what
+ * was written around the service (a hand edit, a process stopped between a brief's write and its
+ * index update). Each check also repairs the month's index; it costs a listing of every month in
+ * range, as every view did before the index was kept at write time.
  */
 export async function summariesInRange(
   store: ObjectStore,
@@ -194,8 +198,16 @@ export async function summariesInRange(
   now: Date,
   onProblem?: (problem: InboxRecordError) => void,
 ): Promise<BriefSummary[]> {
-  const view = await openIndex(store, kind, { now, budgetMs: Infinity, background: false, onProblem });
-  return summariesOf(store, view, filter);
+  const range = await monthRange(store, kind, now, filter.from ?? undefined);
+  if (range === null) return [];
+  const to = filter.to ? monthNumber(Number(filter.to.slice(0, 4)), Number(filter.to.slice(5, 7))) : null;
+  const newest = to === null ? range.newest : Math.min(range.newest, to);
+  const months = Array.from({ length: Math.max(0, newest - range.oldest + 1) }, (_, index) => newest - index);
+  // `from: null`: the whole month was checked, so the catalog may count it as indexed in full.
+  const indexes = await mapLimit(months, MONTH_CONCURRENCY, (month) =>
+    checkMonth(store, kind, month, { onProblem, from: null }),
+  );
+  return indexes.flatMap((index) => index.entries);
 }
 
 function emptyCounts(): Record<BriefStatus, number> {

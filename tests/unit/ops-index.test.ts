@@ -11,6 +11,7 @@ import { erase, planErase } from "@/lib/ops/erase";
 import { indexDeliveryChange } from "@/lib/ops/index-update";
 import { findBrief, monthNumber } from "@/lib/ops/reader";
 import { reindex } from "@/lib/ops/rebuild";
+import { applyRetention } from "@/lib/ops/retention";
 import { NO_FILTER, parseFilter, searchBriefs } from "@/lib/ops/search";
 import { setStatus } from "@/lib/ops/state";
 import { indexPath, readMonthIndex } from "@/lib/ops/summary";
@@ -161,6 +162,23 @@ describe("the list's index", () => {
     await setStatus(store, february.folder, "handled", "by hand", now);
     expect(await reindex(store, "briefs", now)).toBeGreaterThan(0);
     expect((await view()).counts).toEqual({ new: 2, handled: 1, archived: 0 });
+  });
+
+  it("erasure and retention find a brief written around the service into a settled month, which the list does not show", async () => {
+    await history();
+    await view();
+    // Stored straight into January, which the index holds as settled: as a hand copy or a
+    // process stopped before its index update would leave it.
+    const aside = await storeBrief(store, {
+      receivedAt: "2026-01-09T10:00:00.000Z",
+      fields: { email: "aside@example.com" },
+    });
+    expect((await view(parseFilter({ q: "aside@" }))).total).toBe(0);
+    expect((await planErase(store, "aside@example.com", { now })).briefs).toEqual([aside.folder]);
+    const expired = await applyRetention(store, { now, retentionDays: 30, dryRun: true });
+    expect(expired.briefs).toContain(aside.folder);
+    // The check repaired January's index on the way.
+    expect((await view(parseFilter({ q: "aside@" }))).total).toBe(1);
   });
 
   it("a lost index is rebuilt newest month first, and the page says it is partial while it is", async () => {
