@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { hashClientAddress } from "../http/client-address";
 import { toApiError, validationFailed } from "../http/errors";
 import { type ObjectStore, StoreUnavailableError } from "../store";
 import {
@@ -40,7 +40,7 @@ export interface Receipt {
 export function describeClient(request: Request, address: string | null, salt: string): ClientRecord {
   const clip = (value: string | null) => (value === null ? null : value.slice(0, 512));
   return {
-    ipHash: address === null ? null : createHmac("sha256", salt).update(address).digest("hex"),
+    ipHash: hashClientAddress(address, salt),
     userAgent: clip(request.headers.get("user-agent")),
     origin: clip(request.headers.get("origin")),
   };

@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
 
 /**
@@ -6,7 +6,15 @@ import { isIP } from "node:net";
  * brief's `client.ipHash` and a subscriber's consent; `null` when the address is unknown.
  */
 export function hashClientAddress(address: string | null, salt: string): string | null {
-  return address === null ? null : createHmac("sha256", salt).update(address).digest("hex");
+  return address === null ? null : createHmac("sha256", saltKey(salt)).update(address).digest("hex");
+}
+
+/** The salt as a key, made once (a process has one salt), not converted again on every request. */
+let lastSalt: { salt: string; key: KeyObject } | null = null;
+
+function saltKey(salt: string): KeyObject {
+  if (lastSalt?.salt !== salt) lastSalt = { salt, key: createSecretKey(salt, "utf8") };
+  return lastSalt.key;
 }
 
 /**
