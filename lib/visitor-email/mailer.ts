@@ -1,4 +1,6 @@
+import type { SendMailOptions } from "nodemailer";
 import type { Mailbox } from "../config";
+import { MessageIds } from "../notify/message-ids";
 import { SmtpSender } from "../notify/smtp";
 import { withTimeout } from "../timeout";
 import type { RenderedEmail } from "./render";
@@ -32,12 +34,14 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
  */
 export class VisitorMailer {
   private readonly sender: SmtpSender;
+  private readonly ids: MessageIds;
 
   constructor(
     private readonly settings: { smtpUrl: string; from: Mailbox },
     private readonly timeoutMs: number,
   ) {
     this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
+    this.ids = new MessageIds(settings.from);
   }
 
   /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
@@ -59,8 +63,9 @@ export class VisitorMailer {
               headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
             }
           : {}),
+        ...this.ids.next(),
         signal,
-      });
+      } as SendMailOptions);
     try {
       const info = await withTimeout(
         this.timeoutMs,
