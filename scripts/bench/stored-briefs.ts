@@ -56,73 +56,51 @@ export function briefFiles(index: number, needleAt = -1, needle = "", receivedAt
   return { folder, files, reference };
 }
 
-/** Every call of `store` waits `ms` first, as a remote store's round trip does (list: each page of 1,000). */
-export function withLatency(store: ObjectStore, ms: number): ObjectStore {
-  const wait = () => new Promise((resolve) => setTimeout(resolve, ms));
-  const delayed =
+/**
+ * `store` with `before` run ahead of every call it makes, and ahead of each further page of 1,000
+ * names a listing yields (as a remote store answers a listing a page at a time).
+ */
+function beforeEachCall(store: ObjectStore, before: () => Promise<void> | void): ObjectStore {
+  const wrapped =
     <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
     async (...args: A): Promise<R> => {
-      await wait();
+      await before();
       return call(...args);
     };
   return {
     driver: store.driver,
-    put: delayed(store.put.bind(store)),
-    putAll: delayed(store.putAll.bind(store)),
-    beginUpload: delayed(store.beginUpload.bind(store)),
-    removeAbandonedUploads: delayed(store.removeAbandonedUploads.bind(store)),
-    create: delayed(store.create.bind(store)),
-    get: delayed(store.get.bind(store)),
-    getStream: delayed(store.getStream.bind(store)),
-    getVersioned: delayed(store.getVersioned.bind(store)),
-    putIfVersion: delayed(store.putIfVersion.bind(store)),
-    deleteIfVersion: delayed(store.deleteIfVersion.bind(store)),
-    copy: delayed(store.copy.bind(store)),
-    delete: delayed(store.delete.bind(store)),
+    put: wrapped(store.put.bind(store)),
+    putAll: wrapped(store.putAll.bind(store)),
+    beginUpload: wrapped(store.beginUpload.bind(store)),
+    removeAbandonedUploads: wrapped(store.removeAbandonedUploads.bind(store)),
+    create: wrapped(store.create.bind(store)),
+    get: wrapped(store.get.bind(store)),
+    getStream: wrapped(store.getStream.bind(store)),
+    getVersioned: wrapped(store.getVersioned.bind(store)),
+    putIfVersion: wrapped(store.putIfVersion.bind(store)),
+    deleteIfVersion: wrapped(store.deleteIfVersion.bind(store)),
+    copy: wrapped(store.copy.bind(store)),
+    delete: wrapped(store.delete.bind(store)),
     async *list(prefix, options) {
       let count = 0;
-      await wait();
+      await before();
       for await (const info of store.list(prefix, options)) {
-        if (++count % 1000 === 0) await wait();
+        if (++count % 1000 === 0) await before();
         yield info;
       }
     },
   };
 }
 
+/** Every call of `store` waits `ms` first, as a remote store's round trip does (list: each page of 1,000). */
+export function withLatency(store: ObjectStore, ms: number): ObjectStore {
+  return beforeEachCall(store, () => new Promise((resolve) => setTimeout(resolve, ms)));
+}
+
 /** `store` with a count of the calls made through it (each listing counted once per page of 1,000). */
 export function countingCalls(store: ObjectStore): { store: ObjectStore; calls: () => number } {
   let calls = 0;
-  const counted =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    (...args: A): Promise<R> => {
-      calls++;
-      return call(...args);
-    };
-  const wrapped: ObjectStore = {
-    driver: store.driver,
-    put: counted(store.put.bind(store)),
-    putAll: counted(store.putAll.bind(store)),
-    beginUpload: counted(store.beginUpload.bind(store)),
-    removeAbandonedUploads: counted(store.removeAbandonedUploads.bind(store)),
-    create: counted(store.create.bind(store)),
-    get: counted(store.get.bind(store)),
-    getStream: counted(store.getStream.bind(store)),
-    getVersioned: counted(store.getVersioned.bind(store)),
-    putIfVersion: counted(store.putIfVersion.bind(store)),
-    deleteIfVersion: counted(store.deleteIfVersion.bind(store)),
-    copy: counted(store.copy.bind(store)),
-    delete: counted(store.delete.bind(store)),
-    async *list(prefix, options) {
-      let count = 0;
-      calls++;
-      for await (const info of store.list(prefix, options)) {
-        if (++count % 1000 === 0) calls++;
-        yield info;
-      }
-    },
-  };
-  return { store: wrapped, calls: () => calls };
+  return { store: beforeEachCall(store, () => void calls++), calls: () => calls };
 }
 
 /** Writes `briefs` under `dir`, as the filesystem inbox keeps them. */
