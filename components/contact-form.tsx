@@ -17,7 +17,7 @@ import { TOKEN_FIELD } from "@/lib/verification/types";
 import type { FormSettings } from "@/lib/site/form-settings";
 import { ConsentField, Select, UploadProgress } from "./contact-form-parts";
 import { type Answer, postBrief, uploadAhead } from "./contact-form-requests";
-import { startedBeforeHydration } from "./deferred-form";
+import { useFormStart } from "./deferred-form";
 import { CHECK_UNAVAILABLE_MESSAGE, contactErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
@@ -91,19 +91,7 @@ export function ContactForm({ initialErrors = {}, initialMessage, page }: Contac
     return directUpload && chosen && uploaded.current?.file !== chosen ? "upload" : "contact";
   }
 
-  function start() {
-    human.start();
-    load().catch(() => {}); // asked again when the form is sent
-  }
-
-  // Where this code loads only as the visitor comes near the form (`DeferredForm`), they may have
-  // focused or typed in it before it hydrated: a start React never saw.
-  const startHuman = human.start;
-  useEffect(() => {
-    if (!startedBeforeHydration(formRef.current)) return;
-    startHuman();
-    load().catch(() => {});
-  }, [startHuman, load]);
+  const start = useFormStart(formRef, human.start, load);
 
   /** The form cannot be sent without the check: say so next to the widget. */
   function challengeFailed() {

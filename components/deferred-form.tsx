@@ -1,6 +1,15 @@
 "use client";
 
-import { Activity, type ReactNode, use, useEffect, useRef, useSyncExternalStore } from "react";
+import {
+  Activity,
+  type ReactNode,
+  type RefObject,
+  use,
+  useCallback,
+  useEffect,
+  useRef,
+  useSyncExternalStore,
+} from "react";
 
 /**
  * A form whose code the browser loads only when the visitor comes near it: the server renders the
@@ -38,12 +47,30 @@ if (typeof document !== "undefined") {
   }
 }
 
-/**
- * Whether the visitor focused or typed in `form` before its code ran: a form asks when it hydrates,
- * to start what it starts on focus (its settings, the human check), since React never saw that.
- */
-export function startedBeforeHydration(form: HTMLFormElement | null): boolean {
+/** Whether the visitor focused or typed in `form` before its code ran. */
+function startedBeforeHydration(form: HTMLFormElement | null): boolean {
   return form !== null && (startedForms.has(form) || form.contains(document.activeElement));
+}
+
+/**
+ * What a form starts when a visitor starts on it (its human check, and its run-time settings,
+ * asked again when the form is sent): the handler for its `onFocus` and `onInput`. Started at
+ * once as well where the visitor focused or typed in the form before its code ran (its code loads
+ * as the visitor comes near, `DeferredForm`): a start React never saw.
+ */
+export function useFormStart(
+  form: RefObject<HTMLFormElement | null>,
+  startHumanCheck: () => void,
+  loadSettings: () => Promise<unknown>,
+): () => void {
+  const start = useCallback(() => {
+    startHumanCheck();
+    loadSettings().catch(() => {});
+  }, [startHumanCheck, loadSettings]);
+  useEffect(() => {
+    if (startedBeforeHydration(form.current)) start();
+  }, [form, start]);
+  return start;
 }
 
 /** One form's code: required at once on the server, imported in the browser when `load` is first called. */

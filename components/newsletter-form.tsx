@@ -1,10 +1,10 @@
 "use client";
 
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
 import { NEWSLETTER_TOPICS, newsletterSchema } from "@/lib/schemas/newsletter";
 import { fieldMessages } from "@/lib/schemas/text";
 import { TOKEN_FIELD } from "@/lib/verification/types";
-import { startedBeforeHydration } from "./deferred-form";
+import { useFormStart } from "./deferred-form";
 import { CHECK_UNAVAILABLE_MESSAGE, newsletterErrorMessage } from "./form-messages";
 import { useFormSettings } from "./form-settings";
 import { HumanCheckField, useHumanCheck } from "./human-check";
@@ -66,18 +66,7 @@ export function NewsletterForm({
   const { settings, load } = useFormSettings();
   const human = useHumanCheck(settings, "newsletter");
 
-  function start() {
-    human.start();
-    load().catch(() => {}); // asked again when the form is sent
-  }
-
-  // Hydrated late where its code loads as the visitor comes near (`DeferredForm`): they may have started on it already.
-  const startHuman = human.start;
-  useEffect(() => {
-    if (!startedBeforeHydration(formRef.current)) return;
-    startHuman();
-    load().catch(() => {});
-  }, [startHuman, load]);
+  const start = useFormStart(formRef, human.start, load);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
