@@ -25,3 +25,23 @@ export async function withTimeout<T>(
     clearTimeout(timer);
   }
 }
+
+/**
+ * `start(signal)`, its signal aborted with a `TimeoutError` once `ms` have passed, and the timer
+ * cleared as soon as the work settles. Not `AbortSignal.timeout`, whose timer runs its course
+ * however early the work ends and then builds a `DOMException` (with its stack) for a signal nobody
+ * listens to any more: after every request that made one (docs/performance.md). Not raced: the
+ * work answers its aborted signal itself.
+ */
+export async function withAbortAfter<T>(ms: number, start: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+    ms,
+  );
+  try {
+    return await start(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { finishInBackground } from "../background";
 import { CHANNEL_NAMES, type ChannelName } from "../notify/types";
 import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
+import { withAbortAfter } from "../timeout";
 import type { BriefFile } from "./save";
 
 /**
@@ -153,22 +154,13 @@ export async function recordInBackground(
   write: (options: StoreCallOptions) => Promise<void>,
   then?: () => Promise<unknown>,
 ): Promise<void> {
-  // Not `AbortSignal.timeout`, whose timer is never cleared: it fired 5 s after every brief on a
-  // signal not yet collected, making a `DOMException` with its stack each time (docs/performance.md).
-  const bound = new AbortController();
-  const boundTimer = setTimeout(
-    () => bound.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
-    RECORD_WRITE_MS,
+  const written = withAbortAfter(RECORD_WRITE_MS, (signal) => write({ signal })).then(
+    () => true,
+    (error: unknown) => {
+      console.error(`[notify] could not record the delivery of ${folder}`, error);
+      return false;
+    },
   );
-  const written = write({ signal: bound.signal })
-    .then(
-      () => true,
-      (error: unknown) => {
-        console.error(`[notify] could not record the delivery of ${folder}`, error);
-        return false;
-      },
-    )
-    .finally(() => clearTimeout(boundTimer));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, RECORD_WAIT_MS)));
   await Promise.race([written, wait]);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { request } from "undici";
 import type { TurnstileSettings } from "../config";
+import { withAbortAfter } from "../timeout";
 import type { VerificationRequest, VerificationResult, Verifier } from "./types";
 
 /** siteverify gets this long in all, both attempts together. */
@@ -114,16 +115,7 @@ export class TurnstileVerifier implements Verifier {
    * instrumentation of `fetch`), on the same keep-alive connections. Redirects are not followed.
    */
   private async ask(form: URLSearchParams, timeoutMs: number): Promise<Attempt> {
-    // Not `AbortSignal.timeout`: its timer is not cleared when the answer comes, and fires later on
-    // every signal not yet collected, making a `DOMException` (a stack trace) and an abort event
-    // each time (docs/performance.md).
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      return await this.askWithin(form, timeoutMs, controller.signal);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withAbortAfter(timeoutMs, (signal) => this.askWithin(form, timeoutMs, signal));
   }
 
   private async askWithin(form: URLSearchParams, timeoutMs: number, signal: AbortSignal): Promise<Attempt> {
