@@ -115,6 +115,9 @@ test("a visitor completes the check by keyboard and sends a brief with its token
   const form = contact(page);
   await expect(form.getByText("a quick check by Cloudflare Turnstile confirms you are human")).toBeVisible();
 
+  // The widget is drawn once Cloudflare's script has loaded (on the form's start); a Tab pressed
+  // before that goes to the button, so the test waits for it as a visitor would see it.
+  await expect(widgetIn(form)).toBeVisible();
   // From the consent checkbox, Tab reaches the widget, then the button.
   await form.getByLabel("You may contact me about this brief.").focus();
   await page.keyboard.press("Tab");
