@@ -60,7 +60,7 @@ async function deliveryOf(
   inbox: string,
   reference: string,
 ): Promise<Record<string, Record<string, unknown>>> {
-  await until(async () => (await readDeliveryJson(inbox, reference)) !== null, 10_000);
+  await until(async () => (await readDeliveryJson(inbox, reference, { waitMs: 0 })) !== null, 10_000);
   return (await readDeliveryJson(inbox, reference)) as unknown as Record<string, Record<string, unknown>>;
 }
 

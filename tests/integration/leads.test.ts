@@ -198,7 +198,7 @@ describe("Slack, routing, spam rules and attribution", () => {
       const folder = await findBriefFolder(inbox, answer.reference);
       expect(folder?.startsWith("spam/")).toBe(true);
       expect((await readBriefJson(inbox, answer.reference)).spam).toEqual(verdict);
-      expect(await readDeliveryJson(inbox, answer.reference)).toBeNull();
+      expect(await readDeliveryJson(inbox, answer.reference, { waitMs: 0 })).toBeNull();
       // Nothing was sent anywhere: no webhook, no Slack message, no email.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(webhook.received.length).toBe(before.webhook);

@@ -34,20 +34,35 @@ export async function readBriefJson(root: string, reference: string): Promise<Re
   return JSON.parse(await readFile(join(root, folder, "brief.json"), "utf8")) as Record<string, unknown>;
 }
 
-/** A brief's `delivery.json`, or `null` when it has none. */
+/**
+ * How long a test waits for a brief's `delivery.json` to appear: the answer waits only 500 ms for
+ * it (`recordInBackground`), and on a loaded machine the durable write can finish after the
+ * answer, within its own 5 s bound.
+ */
+const DELIVERY_RECORD_WAIT_MS = 6_000;
+
+/**
+ * A brief's `delivery.json`, waited for while it is not there yet (`waitMs`), or `null` when it
+ * still is not. A test that expects none passes `{ waitMs: 0 }`.
+ */
 export async function readDeliveryJson(
   root: string,
   reference: string,
+  { waitMs = DELIVERY_RECORD_WAIT_MS }: { waitMs?: number } = {},
 ): Promise<Record<string, { ok: boolean; at: string; error?: string }> | null> {
   const folder = await findBriefFolder(root, reference);
   if (!folder) throw new Error(`brief ${reference} is not in ${root}`);
-  try {
-    return JSON.parse(await readFile(join(root, folder, "delivery.json"), "utf8")) as Record<
-      string,
-      { ok: boolean; at: string; error?: string }
-    >;
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return null;
-    throw error;
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return JSON.parse(await readFile(join(root, folder, "delivery.json"), "utf8")) as Record<
+        string,
+        { ok: boolean; at: string; error?: string }
+      >;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "ENOENT") throw error;
+      if (Date.now() >= deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
