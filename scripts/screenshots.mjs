@@ -13,7 +13,7 @@ const rootArgs =
     ? ["--no-sandbox", "--disable-background-networking", "--disable-component-update"]
     : [];
 
-ensureBuild(process.argv.includes("--build"));
+await ensureBuild(process.argv.includes("--build"));
 const app = await startApp("screenshots");
 const browser = await chromium.launch({ executablePath, args: rootArgs });
 try {
