@@ -60,8 +60,8 @@ const ENCODE_SLICE_BYTES = 64 * 1024;
 /** Printable ASCII, not ending in whitespace: encoded as itself (`=` as `=3D`) wherever it stands. */
 const FILLABLE_VALUE = /^[\x20-\x7e]*[\x21-\x7e]$/;
 
-/** Starts of lines at which a fixed part's lines are kept per part (a few per part are ever seen). */
-const MAX_KEPT_STARTS = 16;
+/** Starts of lines kept per fixed part: one or two per part are seen in practice (docs/performance.md). */
+const MAX_KEPT_STARTS = 4;
 
 interface KeptLines {
   /** The lines from the start, soft breaks included, and where in the part the next line starts. */
@@ -69,6 +69,7 @@ interface KeptLines {
   next: number;
 }
 
+/** One body's template, encoded once (`of`), filled in per message (`fill`). */
 export class EncodedTemplate {
   /** Per fixed part: the lines kept from each start of a line seen in it. */
   private readonly kept: Map<number, KeptLines>[];
