@@ -31,16 +31,23 @@ export function wholeMessage(root: MimeNode): Buffer | null {
   return appendNode(root, pieces) ? Buffer.concat(pieces) : null;
 }
 
-/** `MimeNode.stream`, at once: headers, the encoded content, then each child between boundaries. */
+/**
+ * `MimeNode.stream`, at once: headers, the encoded content, then each child between boundaries; or
+ * a node's raw content (headers and body ready-made, as a visitor email's parts are) as it is.
+ */
 function appendNode(node: MimeNode, pieces: Buffer[]): boolean {
   const fields = node as unknown as NodeFields;
-  if (fields._raw) return false;
-  const { content } = fields;
-  const body = typeof content === "string" || Buffer.isBuffer(content) ? content : null;
-  if (content && body === null) return false;
-  const transferEncoding = node.getTransferEncoding();
-  pieces.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
-  if (body) pieces.push(...encoded(Buffer.from(body), transferEncoding, fields.contentType));
+  const { _raw: raw, content } = fields;
+  if (raw) {
+    if (typeof raw !== "string" && !Buffer.isBuffer(raw)) return false;
+    pieces.push(Buffer.from(raw));
+  } else {
+    const body = typeof content === "string" || Buffer.isBuffer(content) ? content : null;
+    if (content && body === null) return false;
+    const transferEncoding = node.getTransferEncoding();
+    pieces.push(Buffer.from(`${node.buildHeaders()}\r\n\r\n`));
+    if (body) pieces.push(...encoded(Buffer.from(body), transferEncoding, fields.contentType));
+  }
   if (fields.multipart) {
     const { boundary, childNodes } = fields;
     for (const [index, child] of childNodes.entries()) {

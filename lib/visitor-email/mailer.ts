@@ -1,5 +1,6 @@
 import type { SendMailOptions } from "nodemailer";
 import type { Mailbox } from "../config";
+import { encodedPart } from "../notify/encoded-template";
 import { MessageIds } from "../notify/message-ids";
 import { SmtpSender } from "../notify/smtp";
 import { withTimeout } from "../timeout";
@@ -19,13 +20,46 @@ export interface VisitorMessage extends RenderedEmail {
   replyTo?: Mailbox;
 }
 
+// Control characters never reach a header, whatever a caller passes.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/**
+ * What nodemailer is given for `message` from `from`, but for the Message-ID and boundary: the
+ * addresses as structured values, the subject without control characters, the bodies (`bodies`),
+ * and for a subscriber the one-click unsubscribe headers.
+ */
+export function visitorMailOptions(from: Mailbox, message: VisitorMessage): SendMailOptions {
+  return {
+    from: { name: from.name, address: from.address },
+    to: [{ name: "", address: message.to }],
+    ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
+    subject: message.subject.replace(CONTROL, " "),
+    ...bodies(message),
+    ...(message.oneClickUnsubscribeUrl
+      ? {
+          list: { unsubscribe: message.oneClickUnsubscribeUrl },
+          headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The bodies for nodemailer: encoded already when the email came from a template (each given as
+ * the part nodemailer would write for it), else the text and HTML for nodemailer to encode.
+ */
+function bodies({ html, text, encoded }: VisitorMessage): Pick<SendMailOptions, "html" | "text"> {
+  if (!encoded || !html || !text) return { text, html };
+  return {
+    text: { raw: encodedPart("text/plain; charset=utf-8", encoded.text) },
+    html: { raw: encodedPart("text/html; charset=utf-8", encoded.html) },
+  };
+}
+
 /** The email could not be handed to the SMTP server within the bound: answered as 503 `email_unavailable`. */
 export class EmailUnavailableError extends Error {
   override name = "EmailUnavailableError";
 }
-
-// Control characters never reach a header, whatever a caller passes.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /**
  * Sends emails to visitors through `SMTP_URL` from `EMAIL_FROM`: the same `SmtpSender`, with its
@@ -46,23 +80,11 @@ export class VisitorMailer {
 
   /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
   async send(message: VisitorMessage): Promise<void> {
-    const { from } = this.settings;
     // The signal takes a message the bound gave up on out of the pool's queue (or off its
     // connection), so it is never sent after the caller was told it was not.
     const sending = (signal: AbortSignal) =>
       this.sender.send({
-        from: { name: from.name, address: from.address },
-        to: [{ name: "", address: message.to }],
-        ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
-        subject: message.subject.replace(CONTROL, " "),
-        text: message.text,
-        html: message.html,
-        ...(message.oneClickUnsubscribeUrl
-          ? {
-              list: { unsubscribe: message.oneClickUnsubscribeUrl },
-              headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
-            }
-          : {}),
+        ...visitorMailOptions(this.settings.from, message),
         ...this.ids.next(),
         signal,
       } as SendMailOptions);

@@ -49,6 +49,15 @@ const MESSAGES: [string, SendMailOptions][] = [
     },
   ],
   ["a line of 998 characters and CRLF", { text: `${"x".repeat(998)}\r\n${"y".repeat(80)}` }],
+  [
+    "parts given ready-made (raw), as a visitor's email is",
+    {
+      text: {
+        raw: "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\nPlain.",
+      },
+      html: { raw: Buffer.from("Content-Type: text/html; charset=utf-8\r\n\r\n<p>x</p>") },
+    },
+  ],
 ];
 
 describe("writeMessagesWhole", () => {
