@@ -148,23 +148,28 @@ const RECORD_WRITE_MS = 5_000;
  * stored whatever happens here, so a failure is logged, never thrown; and a slow store does not hold
  * the response: the write goes on after it (kept alive there by `after()`), bounded on its own.
  * `then` runs once it is written, after the response (a retry waited for, an alert): never waited for.
+ * A write done in time with nothing to follow asks nothing of `after()` (whose snapshot of the
+ * request's context is a cost of its own on every request).
  */
 export async function recordInBackground(
   folder: string,
   write: (options: StoreCallOptions) => Promise<void>,
   then?: () => Promise<unknown>,
 ): Promise<void> {
+  // Set once the write has settled: true when written, false when it failed (and was logged).
+  let outcome: boolean | undefined;
   const written = withAbortAfter(RECORD_WRITE_MS, (signal) => write({ signal })).then(
-    () => true,
+    () => (outcome = true),
     (error: unknown) => {
       console.error(`[notify] could not record the delivery of ${folder}`, error);
-      return false;
+      return (outcome = false);
     },
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, RECORD_WAIT_MS)));
   await Promise.race([written, wait]);
   clearTimeout(timer);
+  if (outcome === false || (outcome === true && !then)) return;
   finishInBackground(
     written.then((ok) => (ok && then ? then() : undefined)),
     `recording the delivery of ${folder}`,

@@ -119,6 +119,7 @@ export async function saveBrief(
     await undoSave(store, written.reverse(), deadline, deadlines.cleanupMs, record.reference);
     throw error;
   }
+  deadline.end();
   if (attachment?.staged) {
     // Committed: the brief holds its own copy. A staged object left behind is only litter.
     const staged = attachment.staged;

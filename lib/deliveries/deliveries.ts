@@ -127,15 +127,27 @@ export class Deliveries {
         options,
       );
     };
-    const then = () => this.afterFirst(notice, delivery, due);
+    const then = this.followUpNeeded(delivery, due)
+      ? () => this.afterFirst(notice, delivery, due)
+      : undefined;
     if (waitForRecord) {
       // Ops' "Not spam": the answer says what was recorded, so it waits for the record.
       await write({});
-      finishInBackground(then(), `following up the delivery of ${notice.folder}`);
+      if (then) finishInBackground(then(), `following up the delivery of ${notice.folder}`);
     } else {
       await recordInBackground(notice.folder, write, then);
     }
     return { delivery, forwarded: forwardedChannels(outcomes) };
+  }
+
+  /** Whether `afterFirst` has anything to do: a first attempt that gave up (not held back), or a retry. */
+  private followUpNeeded(delivery: Delivery, due: readonly DueRecord[]): boolean {
+    return (
+      due.length > 0 ||
+      Object.values(delivery).some(
+        (record: AcknowledgmentDelivery) => record.state === "failed" && !record.suppressed,
+      )
+    );
   }
 
   /** After the first attempts are recorded: ops told of what gave up, and who makes the first retry. */

@@ -267,13 +267,15 @@ async function changeRecord<T>(
 ): Promise<T> {
   const deadline = Deadline.in(deadlineMs);
   try {
-    return await updateObject(
+    const result = await updateObject(
       store,
       path,
       "application/json",
       (bytes) => change(bytes === null ? null : parseRecord(path, bytes)),
       { ...deadline.options, likelyNew },
     );
+    deadline.end();
+    return result;
   } catch (error) {
     if (error instanceof StoreUnavailableError) {
       console.error(`[newsletter] subscriber ${path} not stored`, error);

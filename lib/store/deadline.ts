@@ -6,24 +6,34 @@ import { type StoreCallOptions, StoreUnavailableError } from "./types";
  * rename waiting for a hung disk still happens when the disk recovers, and a store may still
  * accept a write whose answer never came. Every call made under a deadline is tracked until it
  * settles, so whoever undoes a failed save can wait until nothing it started can still land.
+ *
+ * Its signal aborts with a `TimeoutError` from a timer of its own, not `AbortSignal.timeout`'s,
+ * which runs its course however early the work ends and then builds a `DOMException` (with its
+ * stack) for a signal nobody listens to any more: one per request (docs/performance.md). `end()`
+ * clears that timer once the caller is done.
  */
 export class Deadline {
   readonly signal: AbortSignal;
   private readonly calls: TrackedCalls;
+  private readonly timer: ReturnType<typeof setTimeout>;
 
-  private constructor(signal: AbortSignal, calls: TrackedCalls) {
-    this.signal = signal;
+  private constructor(ms: number, calls: TrackedCalls) {
+    const controller = new AbortController();
+    this.signal = controller.signal;
     this.calls = calls;
+    // Unreferenced, as `AbortSignal.timeout`'s is: a deadline never keeps the process alive.
+    this.timer = setTimeout(() => controller.abort(timeoutReason()), ms);
+    this.timer.unref?.();
   }
 
   /** A deadline `ms` from now. */
   static in(ms: number): Deadline {
-    return new Deadline(AbortSignal.timeout(ms), new TrackedCalls());
+    return new Deadline(ms, new TrackedCalls());
   }
 
   /** A fresh deadline `ms` from now whose calls are tracked with this one's (for a cleanup). */
   extend(ms: number): Deadline {
-    return new Deadline(AbortSignal.timeout(ms), this.calls);
+    return new Deadline(ms, this.calls);
   }
 
   /** What to pass to the store's calls. */
@@ -40,6 +50,19 @@ export class Deadline {
   settled(): Promise<void> {
     return this.calls.settled();
   }
+
+  /**
+   * The caller makes no more calls under this deadline: its timer is cleared, unless a call made
+   * under it is still running (its caller stopped waiting), which the deadline goes on bounding.
+   */
+  end(): void {
+    if (!this.calls.pending) clearTimeout(this.timer);
+  }
+}
+
+/** What a deadline's signal aborts with: what `AbortSignal.timeout` would. */
+function timeoutReason(): DOMException {
+  return new DOMException("The operation was aborted due to timeout", "TimeoutError");
 }
 
 /**

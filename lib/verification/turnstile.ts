@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { request } from "undici";
 import type { TurnstileSettings } from "../config";
-import { withAbortAfter } from "../timeout";
+import {
+  askSiteverify,
+  type SiteverifyAnswer,
+  type SiteverifyTarget,
+  siteverifyTarget,
+} from "./siteverify-call";
 import type { VerificationRequest, VerificationResult, Verifier } from "./types";
 
 /** siteverify gets this long in all, both attempts together. */
@@ -27,21 +31,6 @@ export interface TurnstileOptions {
   warn?: (message: string) => void;
 }
 
-/** What one request to siteverify came to. */
-type Attempt =
-  | { kind: "answer"; answer: SiteverifyAnswer }
-  /** siteverify could not be asked: unreachable, too slow, a 5xx, or an answer that is not one. */
-  | { kind: "unavailable"; problem: string }
-  /** siteverify refused the request itself (a 4xx): a configuration to fix, never a pass. */
-  | { kind: "refused"; problem: string };
-
-interface SiteverifyAnswer {
-  success: boolean;
-  hostname?: unknown;
-  action?: unknown;
-  "error-codes"?: unknown;
-}
-
 /**
  * Checks Turnstile tokens with Cloudflare's siteverify (`TURNSTILE_VERIFY_URL`): form-encoded
  * `secret`, `response`, `remoteip` when known and an `idempotency_key`, bounded to 3 s in all with
@@ -56,6 +45,7 @@ interface SiteverifyAnswer {
 export class TurnstileVerifier implements Verifier {
   readonly driver = "turnstile";
   private readonly hostnames: Set<string>;
+  private readonly target: SiteverifyTarget;
   private readonly totalMs: number;
   private readonly firstAttemptMs: number;
   private readonly warn: (message: string) => void;
@@ -67,6 +57,7 @@ export class TurnstileVerifier implements Verifier {
     options: TurnstileOptions,
   ) {
     this.hostnames = new Set(options.hostnames.map(bareHostname));
+    this.target = siteverifyTarget(settings.verifyUrl);
     this.totalMs = options.totalMs ?? SITEVERIFY_TOTAL_MS;
     this.firstAttemptMs = options.firstAttemptMs ?? SITEVERIFY_FIRST_ATTEMPT_MS;
     this.warn = options.warn ?? ((message) => console.warn(message));
@@ -82,14 +73,16 @@ export class TurnstileVerifier implements Verifier {
       idempotency_key: randomUUID(),
     });
     if (remoteIp !== null) form.set("remoteip", remoteIp);
+    const body = form.toString();
 
     const deadline = Date.now() + this.totalMs;
     let problem = "siteverify was not asked";
     for (let attempt = 0; attempt < 2; attempt++) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
-      const outcome = await this.ask(
-        form,
+      const outcome = await askSiteverify(
+        this.target,
+        body,
         attempt === 0 ? Math.min(this.firstAttemptMs, remaining) : remaining,
       );
       if (outcome.kind === "answer") {
@@ -107,55 +100,6 @@ export class TurnstileVerifier implements Verifier {
     }
     this.report(problem, true);
     return { ok: true, verification: "unavailable" };
-  }
-
-  /**
-   * One attempt. Through undici's `request` rather than `fetch`: a fraction of its cost on the
-   * thread every request shares (no web streams, no Request and Response objects, none of Next's
-   * instrumentation of `fetch`), on the same keep-alive connections. Redirects are not followed.
-   */
-  private async ask(form: URLSearchParams, timeoutMs: number): Promise<Attempt> {
-    return withAbortAfter(timeoutMs, (signal) => this.askWithin(form, timeoutMs, signal));
-  }
-
-  private async askWithin(form: URLSearchParams, timeoutMs: number, signal: AbortSignal): Promise<Attempt> {
-    const late = (): Attempt => ({
-      kind: "unavailable",
-      problem: `siteverify did not answer within ${timeoutMs} ms`,
-    });
-    let response: Awaited<ReturnType<typeof request>>;
-    try {
-      response = await request(this.settings.verifyUrl, {
-        method: "POST",
-        body: form.toString(),
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        signal,
-      });
-    } catch (error) {
-      if (signal.aborted) return late();
-      return { kind: "unavailable", problem: `siteverify could not be reached: ${describe(error)}` };
-    }
-    const { statusCode, body } = response;
-    if (statusCode < 200 || statusCode >= 300) {
-      await body.dump().catch(() => {});
-      const problem = `siteverify answered HTTP ${statusCode}`;
-      return statusCode >= 500 ? { kind: "unavailable", problem } : { kind: "refused", problem };
-    }
-    let answer: unknown;
-    try {
-      answer = await body.json();
-    } catch {
-      if (signal.aborted) return late();
-      return { kind: "unavailable", problem: "siteverify's answer is not JSON" };
-    }
-    if (
-      typeof answer !== "object" ||
-      answer === null ||
-      typeof (answer as { success?: unknown }).success !== "boolean"
-    ) {
-      return { kind: "unavailable", problem: "siteverify's answer has no success flag" };
-    }
-    return { kind: "answer", answer: answer as SiteverifyAnswer };
   }
 
   private judge(answer: SiteverifyAnswer, action: string): VerificationResult {
@@ -202,15 +146,4 @@ export class TurnstileVerifier implements Verifier {
 /** A hostname as compared: lowercase, an IPv6 address without its brackets. */
 function bareHostname(hostname: string): string {
   return hostname.toLowerCase().replace(/^\[(.*)\]$/, "$1");
-}
-
-/** One line about a failure: the error's message and its cause's (`fetch failed: connect ECONNREFUSED ...`). */
-function describe(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  while (current instanceof Error && parts.length < 3) {
-    if (current.message && !parts.includes(current.message)) parts.push(current.message);
-    current = current.cause;
-  }
-  return (parts.join(": ") || String(error)).replace(/\s+/g, " ").slice(0, 300);
 }
