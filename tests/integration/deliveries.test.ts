@@ -214,6 +214,8 @@ describe("a long-lived server with the webhook and email, retrying on 1s,1s,1s",
     );
     // 1 attempt + 3 retries (1s,1s,1s).
     expect(receiver.forReference(reference)).toHaveLength(4);
+    // The log says failed first; the due record goes, then the failed record is made.
+    await until(() => exists(failedPath(inbox, reference, "webhook")), 10_000);
     expect(await exists(duePath(inbox, reference, "webhook"))).toBe(false);
     const failed = JSON.parse(await readFile(failedPath(inbox, reference, "webhook"), "utf8")) as Record<
       string,
