@@ -27,6 +27,30 @@ export async function withTimeout<T>(
 }
 
 /**
+ * `work()`'s result, or an `Error(message)` once `ms` have passed: `withTimeout` for work that takes
+ * no signal (the acknowledgment's bound over the window and the send, each with bounds of its own
+ * inside), without the `AbortController` nobody would listen to. The work's own later settling is
+ * not an unhandled rejection.
+ */
+export async function raceTimeout<T>(
+  ms: number,
+  work: () => Promise<T>,
+  message = `no answer within ${ms} ms`,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  const working = work();
+  working.catch(() => {});
+  try {
+    return await Promise.race([working, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * `start(signal)`, its signal aborted with a `TimeoutError` once `ms` have passed, and the timer
  * cleared as soon as the work settles. Not `AbortSignal.timeout`, whose timer runs its course
  * however early the work ends and then builds a `DOMException` (with its stack) for a signal nobody

@@ -4,7 +4,7 @@ import type { AcknowledgmentOutcome, BriefRecord } from "../briefs";
 import type { BriefAcknowledger } from "../deliveries/types";
 import { classifyFailure, describeFailure } from "../notify";
 import { type Cooldown, type CooldownClaim, CooldownUnavailableError, releasedOnFailure } from "../ratelimit";
-import { withTimeout } from "../timeout";
+import { raceTimeout } from "../timeout";
 import { briefAcknowledgmentSubject, renderBriefAcknowledgment, type VisitorMailer } from "../visitor-email";
 
 /** `error` of an acknowledgment held back by the 10-minute window. */
@@ -50,7 +50,7 @@ export class Acknowledger implements BriefAcknowledger {
       return { ok: false, at: now(), suppressed: true, error: ACKNOWLEDGMENT_UNVERIFIED };
     }
     try {
-      return await withTimeout(this.timeoutMs, () => this.send(record));
+      return await raceTimeout(this.timeoutMs, () => this.send(record));
     } catch (error) {
       const reason = withoutAddress(describeFailure(error), record.email);
       console.warn(`[contact] acknowledgment of brief ${record.reference} not sent: ${reason}`);

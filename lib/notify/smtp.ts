@@ -1,5 +1,6 @@
-import { Transform, type TransformCallback } from "node:stream";
+import { Readable, Transform, type TransformCallback } from "node:stream";
 import { createTransport, type SendMailOptions, type Transporter } from "nodemailer";
+import type MimeNode from "nodemailer/lib/mime-node";
 import { parseConnectionUrl } from "nodemailer/lib/shared";
 import type { SMTPSentMessageInfo, SMTPTransportOptions } from "nodemailer/lib/smtp-transport";
 import { type SmtpTls, smtpTls } from "../config";
@@ -74,9 +75,44 @@ export function writeMessagesWhole(transport: Transporter): void {
     if (whole) {
       // The raw content is the whole message: the parts in it are not streamed after it again.
       mail.message.setRaw(whole).multipart = false;
+      readWhole(mail.message, whole);
     } else mail.message.transform(() => new CoalescedWrites());
     done();
   });
+}
+
+/** nodemailer's own stages after a message's content; none of them is ever added here. */
+interface ReadStages {
+  _transforms: unknown[];
+  _processFuncs: unknown[];
+  newline?: unknown;
+}
+
+/**
+ * Hands the sender `whole` as one chunk, with the final newline nodemailer's `LastNewline` adds,
+ * unless a stage would still change it (a transform, DKIM, newline conversion: none is set by this
+ * service). nodemailer's `createReadStream` joins a `PassThrough`, a timer turn per step and
+ * `LastNewline` with `stream.pipeline`, whose `AbortController` and finishing `DOMException` cost
+ * more than the one write they carry (docs/performance.md). The SMTP session still dot-stuffs it.
+ */
+function readWhole(message: MimeNode, whole: Buffer): void {
+  const stages = message as unknown as ReadStages;
+  if (stages._transforms.length > 0 || stages._processFuncs.length > 0 || stages.newline) return;
+  const bytes = withFinalNewline(whole);
+  message.createReadStream = () =>
+    new Readable({
+      read() {
+        this.push(bytes);
+        this.push(null);
+      },
+    });
+}
+
+/** The bytes as `LastNewline` ends them: CRLF added after anything but LF, LF after a lone CR. */
+function withFinalNewline(bytes: Buffer): Buffer {
+  const last = bytes.length > 0 ? bytes[bytes.length - 1] : undefined;
+  if (last === 0x0a) return bytes;
+  return Buffer.concat([bytes, Buffer.from(last === 0x0d ? "\n" : "\r\n")]);
 }
 
 /** What `CoalescedWrites` gathers before it passes it on: an email of text, whole; a file, in pieces. */

@@ -25,13 +25,16 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /**
  * What nodemailer is given for `message` from `from`, but for the Message-ID and boundary: the
- * addresses as structured values, the subject without control characters, the bodies (`bodies`),
+ * addresses as structured values (and the envelope from the same), the subject without control characters, the bodies (`bodies`),
  * and for a subscriber the one-click unsubscribe headers.
  */
 export function visitorMailOptions(from: Mailbox, message: VisitorMessage): SendMailOptions {
   return {
     from: { name: from.name, address: from.address },
     to: [{ name: "", address: message.to }],
+    // The envelope nodemailer would work out from the From and To headers, given from the same
+    // values: it is then parsed once, not once when the message is compiled and again when sent.
+    envelope: { from: { name: from.name, address: from.address }, to: [{ name: "", address: message.to }] },
     ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
     subject: message.subject.replace(CONTROL, " "),
     ...bodies(message),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { withAbortAfter } from "@/lib/timeout";
+import { raceTimeout, withAbortAfter } from "@/lib/timeout";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -37,5 +37,35 @@ describe("withAbortAfter", () => {
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(5000);
     expect(signal?.aborted).toBe(false);
+  });
+});
+
+describe("raceTimeout", () => {
+  it("rejects with the message once the time has passed, whatever the work does later", async () => {
+    vi.useFakeTimers();
+    let finish: (value: string) => void = () => {};
+    let fail: (error: Error) => void = () => {};
+    const late = raceTimeout(
+      1000,
+      () => new Promise<string>((resolve) => (finish = resolve)),
+      "no answer within 1000 ms",
+    );
+    const lateFailure = raceTimeout(1000, () => new Promise<string>((_, reject) => (fail = reject)));
+    const outcomes = Promise.allSettled([late, lateFailure]);
+    await vi.advanceTimersByTimeAsync(1000);
+    finish("too late");
+    fail(new Error("refused, too late"));
+    const [first, second] = await outcomes;
+    expect(first).toMatchObject({ status: "rejected", reason: { message: "no answer within 1000 ms" } });
+    expect(second).toMatchObject({ status: "rejected", reason: { message: "no answer within 1000 ms" } });
+  });
+
+  it("answers with the work's result or failure and clears its timer", async () => {
+    vi.useFakeTimers();
+    await expect(raceTimeout(1000, async () => "answer")).resolves.toBe("answer");
+    await expect(raceTimeout(1000, async () => Promise.reject(new Error("refused")))).rejects.toThrow(
+      "refused",
+    );
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

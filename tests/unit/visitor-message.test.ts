@@ -133,3 +133,29 @@ describe("the confirmation as the mailer sends it", () => {
     }
   });
 });
+
+describe("the envelope the mailer gives nodemailer", () => {
+  it("is the one nodemailer works out from the From and To headers", async () => {
+    const envelopeOf = async (options: SendMailOptions) => {
+      const transport = createTransport({ streamTransport: true, buffer: true });
+      const info = await transport.sendMail({ ...options, ...FIXED } as SendMailOptions);
+      return info.envelope;
+    };
+    const visitors = [
+      "ada@example.com",
+      "Ada.Lovelace+Briefs@Example.COM",
+      "o'brien@example.ie",
+      "zoë@bücher.example",
+      "ada@bücher.example",
+      "  padded@example.com ",
+    ];
+    for (const from of [...FROMS, { name: "", address: "intake@studio.example" }]) {
+      for (const to of visitors) {
+        const options = visitorMailOptions(from, { to, subject: "x", html: "<p>x</p>", text: "x" });
+        expect(options.envelope).toBeDefined();
+        const derived = await envelopeOf({ ...options, envelope: undefined });
+        expect(await envelopeOf(options)).toEqual(derived);
+      }
+    }
+  });
+});

@@ -38,6 +38,8 @@ const MESSAGES: [string, SendMailOptions][] = [
   ["html only", { html: `<p>${long}</p>` }],
   ["text and html", { text: "Plain.", html: "<p>Plain = <b>bold</b></p>\n.\n..leading dots" }],
   ["an empty text", { text: "" }],
+  ["a text ending in a lone CR", { text: "last line\r" }],
+  ["a text ending in LF", { text: "last line\n" }],
   [
     "a reply-to and list headers",
     {
