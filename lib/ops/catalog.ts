@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Folder } from "../briefs";
 import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
+import { indexDocumentLine } from "./index-document";
 import { monthNumber, monthPath } from "./reader";
 import { BRIEF_STATUSES, type BriefStatus } from "./state";
 
@@ -130,12 +131,7 @@ export async function changeCatalog(
         changed = true;
       }
       if (!changed) return { result: next };
-      const body = JSON.stringify({
-        version: CATALOG_VERSION,
-        revision: randomBytes(9).toString("hex"),
-        ...next,
-      });
-      return { write: `${body}\n`, result: next };
+      return { write: indexDocumentLine(CATALOG_VERSION, next), result: next };
     },
     options,
   );

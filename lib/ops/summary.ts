@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
 import { type Delivery, type Folder, type SpamVerdict } from "../briefs";
+import { indexDocumentLine } from "./index-document";
 import { deliveryStatus } from "./labels";
 import { monthPath } from "./reader";
 import type { StoredBrief } from "./records";
@@ -220,12 +221,7 @@ export async function changeMonthIndex(
         entries: [...entries.values()],
         erased: [...erased].map(([key, at]) => ({ key, at })),
       };
-      const body = JSON.stringify({
-        version: INDEX_VERSION,
-        revision: randomBytes(9).toString("hex"),
-        ...written,
-      });
-      return { write: `${body}\n`, result: written };
+      return { write: indexDocumentLine(INDEX_VERSION, written), result: written };
     },
     options,
   );
