@@ -9,21 +9,7 @@ export async function withTimeout<T>(
   message = `no answer within ${ms} ms`,
 ): Promise<T> {
   const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(message);
-      reject(error);
-      controller.abort(error);
-    }, ms);
-  });
-  const work = start(controller.signal);
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return raceTimer(ms, start(controller.signal), message, (error) => controller.abort(error));
 }
 
 /**
@@ -37,12 +23,25 @@ export async function raceTimeout<T>(
   work: () => Promise<T>,
   message = `no answer within ${ms} ms`,
 ): Promise<T> {
+  return raceTimer(ms, work(), message);
+}
+
+/** `working`'s outcome, or `Error(message)` (first handed to `onExpire`) once `ms` have passed; the timer cleared either way. */
+async function raceTimer<T>(
+  ms: number,
+  working: Promise<T>,
+  message: string,
+  onExpire?: (error: Error) => void,
+): Promise<T> {
+  working.catch(() => {});
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => {
+      const error = new Error(message);
+      reject(error);
+      onExpire?.(error);
+    }, ms);
   });
-  const working = work();
-  working.catch(() => {});
   try {
     return await Promise.race([working, expired]);
   } finally {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { raceTimeout, withAbortAfter } from "@/lib/timeout";
+import { raceTimeout, withAbortAfter, withTimeout } from "@/lib/timeout";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -67,5 +67,42 @@ describe("raceTimeout", () => {
       "refused",
     );
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe("withTimeout", () => {
+  it("rejects with the message once the time has passed and aborts the work's signal with that error", async () => {
+    vi.useFakeTimers();
+    let signal: AbortSignal | undefined;
+    const late = withTimeout(
+      1000,
+      (given) => {
+        signal = given;
+        return new Promise<string>(() => {});
+      },
+      "no answer within 1000 ms",
+    );
+    const outcome = Promise.allSettled([late]);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const [settled] = await outcome;
+    expect(settled).toMatchObject({ status: "rejected", reason: { message: "no answer within 1000 ms" } });
+    expect(signal?.aborted).toBe(true);
+    expect(signal?.reason).toBe((settled as PromiseRejectedResult).reason);
+  });
+
+  it("answers with the work's result, clears its timer and leaves the signal alone", async () => {
+    vi.useFakeTimers();
+    let signal: AbortSignal | undefined;
+    await expect(
+      withTimeout(1000, async (given) => {
+        signal = given;
+        return "answer";
+      }),
+    ).resolves.toBe("answer");
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(signal?.aborted).toBe(false);
   });
 });
