@@ -58,13 +58,15 @@ async function raceTimer<T>(
  */
 export async function withAbortAfter<T>(ms: number, start: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
-    ms,
-  );
+  const timer = setTimeout(() => controller.abort(timeoutReason()), ms);
   try {
     return await start(controller.signal);
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What a signal bounded by time aborts with: what `AbortSignal.timeout` would. */
+export function timeoutReason(): DOMException {
+  return new DOMException("The operation was aborted due to timeout", "TimeoutError");
 }

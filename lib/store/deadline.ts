@@ -1,3 +1,4 @@
+import { timeoutReason } from "../timeout";
 import { type StoreCallOptions, StoreUnavailableError } from "./types";
 
 /**
@@ -58,11 +59,6 @@ export class Deadline {
   end(): void {
     if (!this.calls.pending) clearTimeout(this.timer);
   }
-}
-
-/** What a deadline's signal aborts with: what `AbortSignal.timeout` would. */
-function timeoutReason(): DOMException {
-  return new DOMException("The operation was aborted due to timeout", "TimeoutError");
 }
 
 /**
