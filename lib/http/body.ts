@@ -3,7 +3,7 @@ import { parseContentType } from "busboy/lib/utils.js";
 import { formatBytes } from "../format";
 import { ApiError, toApiError } from "./errors";
 import { decodePartText, PartCharsets } from "./part-charsets";
-import { declaredLength, parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } from "./small-form";
+import { parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } from "./small-form";
 
 /**
  * Request bodies read under a byte cap: the declared size is checked before anything is read,
@@ -11,11 +11,15 @@ import { declaredLength, parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } f
  * (or is chunked with no size at all) is cut off at the cap instead of being buffered whole.
  */
 
+/** The declared Content-Length when it is a plain number, else `null`. */
+function declaredLength(request: Request): number | null {
+  const declared = request.headers.get("content-length")?.trim();
+  return declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null;
+}
+
 export function assertDeclaredSize(request: Request, maxBytes: number): void {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
-    throw tooLarge(maxBytes);
-  }
+  const declared = declaredLength(request);
+  if (declared !== null && declared > maxBytes) throw tooLarge(maxBytes);
 }
 
 /** The media type without parameters, lowercased; `null` when absent. */

@@ -42,12 +42,6 @@ export function smallFormBoundary(contentType: string): string | null {
   return typeof boundary === "string" && /^[\x20-\x7e]{1,200}$/.test(boundary) ? boundary : null;
 }
 
-/** The declared Content-Length when it is a plain number, else `null`. */
-export function declaredLength(request: Request): number | null {
-  const declared = request.headers.get("content-length")?.trim();
-  return declared !== undefined && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
-}
-
 /** The caps of readMultipart's limits this reader keeps clear of. */
 export interface SmallFormLimits {
   maxFieldBytes: number;
