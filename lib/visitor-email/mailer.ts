@@ -25,8 +25,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /**
  * What nodemailer is given for `message` from `from`, but for the Message-ID and boundary: the
- * addresses as structured values (and the envelope from the same), the subject without control characters, the bodies (`bodies`),
- * and for a subscriber the one-click unsubscribe headers.
+ * addresses as structured values (and the envelope from the same), the subject without control
+ * characters, the bodies (`bodies`), and for a subscriber the one-click unsubscribe headers.
  */
 export function visitorMailOptions(from: Mailbox, message: VisitorMessage): SendMailOptions {
   return {
