@@ -66,22 +66,44 @@ export function createFilesystemWork(
   const { dirname, join } = load("node:path") as typeof import("node:path");
   const { randomBytes } = load("node:crypto") as typeof import("node:crypto");
 
-  /** One system call as a promise (in this thread a promise costs no request hooks). */
+  /**
+   * One system call as a promise, run on libuv's pool (in this thread a promise costs no request
+   * hooks). Only for the calls that wait on the disk itself: fsyncs, and reads of files whose open
+   * may block (a FIFO, a network mount). The rest (open, write to the page cache, rename, link,
+   * mkdir, close) are made synchronously on this thread: each is microseconds of kernel work,
+   * while a trip through the pool costs two thread wake-ups and a callback on each side, which
+   * under load was most of the file work's CPU.
+   */
   const call = <T = void>(start: (done: (error: NodeJS.ErrnoException | null, value?: T) => void) => void) =>
     new Promise<T>((resolve, reject) =>
       start((error, value) => (error ? reject(error) : resolve(value as T))),
     );
   const isCode = (error: unknown, code: string) =>
     typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
-  const remove = (path: string) => call((done) => fs.rm(path, { force: true }, done)).catch(() => {});
+  /** Removes a temporary file, if it is there: best effort, what is left is cleaned up later. */
+  const remove = (path: string) => {
+    try {
+      fs.unlinkSync(path);
+    } catch {
+      // Gone already, or left for the next cleanup.
+    }
+  };
+
+  const closeQuietly = (fd: number) => {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      // Already failing: the first error is the one the caller hears.
+    }
+  };
 
   /** Opens, fsyncs and closes a directory. */
   const fsyncDirectory = async (folder: string) => {
-    const fd = await call<number>((done) => fs.open(folder, "r", done));
+    const fd = fs.openSync(folder, "r");
     try {
       await call((done) => fs.fsync(fd, done));
     } finally {
-      await call((done) => fs.close(fd, done));
+      fs.closeSync(fd);
     }
   };
   const syncDirectory = options.syncDirectory ?? fsyncDirectory;
@@ -138,7 +160,7 @@ export function createFilesystemWork(
 
   const makeFolder: FilesystemWork["makeFolder"] = async ({ folder }, step) => {
     step();
-    const first = await call<string | undefined>((done) => fs.mkdir(folder, { recursive: true }, done));
+    const first = fs.mkdirSync(folder, { recursive: true });
     step();
     if (first === undefined) return [];
     // The parent of the first folder made, and each made folder above `folder` (`folder` itself is
@@ -160,25 +182,25 @@ export function createFilesystemWork(
    */
   const writeTemp = async (target: string, body: WorkBody, step: Step): Promise<string> => {
     const temp = join(dirname(target), `.tmp-${randomBytes(8).toString("hex")}`);
-    const fd = await call<number>((done) => fs.open(temp, "wx", 0o600, done));
+    const fd = fs.openSync(temp, "wx", 0o600);
     try {
       let pending = (typeof body === "string" ? [Buffer.from(body, "utf8")] : body).filter(
         (chunk) => chunk.byteLength > 0,
       );
       while (pending.length > 0) {
         step();
-        const written = await call<number>((done) => fs.writev(fd, pending as Uint8Array[], done));
+        const written = fs.writevSync(fd, pending as Uint8Array[]);
         if (written <= 0) throw new Error("The write made no progress.");
         pending = dropBytes(pending, written);
       }
       step();
       await call((done) => fs.fsync(fd, done));
     } catch (error) {
-      await call((done) => fs.close(fd, done)).catch(() => {});
-      await remove(temp);
+      closeQuietly(fd);
+      remove(temp);
       throw error;
     }
-    await call((done) => fs.close(fd, done));
+    fs.closeSync(fd);
     return temp;
   };
 
@@ -216,9 +238,9 @@ export function createFilesystemWork(
       const { temp, created } = await writeTempInFolder(target, body, step);
       try {
         step();
-        await call((done) => fs.rename(temp, target, done));
+        fs.renameSync(temp, target);
       } catch (error) {
-        await remove(temp);
+        remove(temp);
         throw error;
       }
       await syncFolders({ folder: dirname(target), created }, step);
@@ -234,10 +256,10 @@ export function createFilesystemWork(
         if (failed) throw failed.reason;
         for (const [index, temp] of written.entries()) {
           step();
-          await call((done) => fs.rename(temp, files[index]?.target ?? "", done));
+          fs.renameSync(temp, files[index]?.target ?? "");
         }
       } catch (error) {
-        await Promise.all(written.map(remove));
+        for (const temp of written) remove(temp);
         throw error;
       }
       await Promise.all(
@@ -252,12 +274,12 @@ export function createFilesystemWork(
       try {
         step();
         // link() refuses an existing target, so exactly one of concurrent creators wins.
-        await call((done) => fs.link(temp, target, done));
+        fs.linkSync(temp, target);
       } catch (error) {
         if (isCode(error, "EEXIST")) return false;
         throw error;
       } finally {
-        await call((done) => fs.unlink(temp, done)).catch(() => {});
+        remove(temp);
       }
       await syncFolders({ folder: dirname(target), created }, step);
       return true;
@@ -268,7 +290,7 @@ export function createFilesystemWork(
     async place({ from, target }, step) {
       const created = await makeFolder({ folder: dirname(target) }, step);
       step();
-      await call((done) => fs.rename(from, target, done));
+      fs.renameSync(from, target);
       await syncFolders({ folder: dirname(target), created }, step);
     },
 
@@ -299,7 +321,7 @@ export function createFilesystemWork(
         }
         return { bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total) };
       } finally {
-        await call((done) => fs.close(fd, done)).catch(() => {});
+        closeQuietly(fd);
       }
     },
 
