@@ -24,11 +24,16 @@ export type TextTransferEncoding = "7bit" | "quoted-printable";
 /** A body ready for the message: its transfer encoding and the encoded text. */
 export interface EncodedBody {
   transferEncoding: TextTransferEncoding;
-  encoded: string;
+  /**
+   * The encoded text's bytes (ASCII only). Bytes, not a string: a message waits for siteverify, the
+   * disk and the SMTP server while its body is held, and a string of it on the JavaScript heap was
+   * copied by every scavenge of that wait and then promoted (docs/performance.md, sixth pass).
+   */
+  encoded: Buffer;
 }
 
 /** Each part's header block by content type and transfer encoding, as nodemailer writes it. */
-const partHeaders = new Map<string, string>();
+const partHeaders = new Map<string, Buffer>();
 
 /**
  * A part of a multipart message as nodemailer writes it for a body of `contentType` (`text/plain;
@@ -36,7 +41,7 @@ const partHeaders = new Map<string, string>();
  * nodemailer as the part's raw content, so it composes the rest of the message (its headers and
  * boundaries) as before.
  */
-export function encodedPart(contentType: string, body: EncodedBody): string {
+export function encodedPart(contentType: string, body: EncodedBody): Buffer {
   const key = `${body.transferEncoding} ${contentType}`;
   let headers = partHeaders.get(key);
   if (headers === undefined) {
@@ -44,10 +49,10 @@ export function encodedPart(contentType: string, body: EncodedBody): string {
     const part = new MimeNode("multipart/alternative").createChild(contentType);
     part.setContent("x");
     part.setHeader("Content-Transfer-Encoding", body.transferEncoding);
-    headers = `${part.buildHeaders()}\r\n\r\n`;
+    headers = Buffer.from(`${part.buildHeaders()}\r\n\r\n`);
     partHeaders.set(key, headers);
   }
-  return headers + body.encoded;
+  return Buffer.concat([headers, body.encoded]);
 }
 
 /** What `wrap` is given by nodemailer's encoder: lines of at most 76 characters. */
@@ -121,30 +126,36 @@ export class EncodedTemplate {
       bytes += value.length;
     }
     if (this.transferEncoding === "7bit") {
-      return { transferEncoding: "7bit", encoded: this.joined(this.encodedParts, values) };
+      return { transferEncoding: "7bit", encoded: asciiBytes(this.segments(values)) };
     }
     if (bytes > ENCODE_SLICE_BYTES) return null;
     const encodedValues = values.map((value) => value.replaceAll("=", "=3D"));
-    return { transferEncoding: "quoted-printable", encoded: this.wrapped(encodedValues) };
+    return { transferEncoding: "quoted-printable", encoded: asciiBytes(this.wrapped(encodedValues)) };
   }
 
-  private joined(parts: readonly string[], values: readonly string[]): string {
-    let out = parts[0] as string;
+  /** The body's pieces in order: the first part, then each value and the part after it. */
+  private segments(values: readonly string[]): string[] {
+    const out = [this.encodedParts[0] as string];
     for (let index = 0; index < this.slots.length; index++) {
-      out += (values[this.slots[index] as number] as string) + (parts[index + 1] as string);
+      out.push(values[this.slots[index] as number] as string, this.encodedParts[index + 1] as string);
     }
     return out;
   }
 
-  /** `wrap(encoded body)`, the lines inside fixed parts taken from what is kept. */
-  private wrapped(encodedValues: readonly string[]): string {
-    const body = this.joined(this.encodedParts, encodedValues);
-    if (body.length <= LINE_LENGTH) return body;
+  /**
+   * `wrap(encoded body)` as pieces, the lines inside fixed parts taken from what is kept. The body
+   * itself is never joined: a line near a value is worked out from the 77 characters at its start
+   * (`wrap`'s 76, and one more to tell whether the body goes on past them), the same for `wrapLine`.
+   */
+  private wrapped(encodedValues: readonly string[]): string[] {
+    const body = this.segments(encodedValues);
+    const bodyLength = body.reduce((sum, segment) => sum + segment.length, 0);
+    if (bodyLength <= LINE_LENGTH) return body;
     const starts = this.partStarts(encodedValues);
     const out: string[] = [];
     let part = 0;
     let pos = 0;
-    while (pos < body.length) {
+    while (pos < bodyLength) {
       while (part + 1 < starts.length && pos >= (starts[part + 1] as number)) part++;
       const start = starts[part] as number;
       const length = (this.encodedParts[part] as string).length;
@@ -153,12 +164,12 @@ export class EncodedTemplate {
         out.push(kept.lines);
         pos = start + kept.next;
       } else {
-        const [line, next] = wrapLine(body, pos);
+        const [line, next] = wrapLine(textAt(body, pos, LINE_LENGTH + 1), 0);
         out.push(line);
-        pos = next;
+        pos += next;
       }
     }
-    return out.join("");
+    return out;
   }
 
   /** Where each encoded fixed part starts in the body. */
@@ -193,6 +204,27 @@ export class EncodedTemplate {
     if (kept.size < MAX_KEPT_STARTS) kept.set(from, found);
     return found;
   }
+}
+
+/** Up to `count` characters of the text `segments` make, from `from`. */
+function textAt(segments: readonly string[], from: number, count: number): string {
+  let text = "";
+  let offset = 0;
+  for (const segment of segments) {
+    const end = offset + segment.length;
+    if (end > from) text += segment.slice(Math.max(from - offset, 0), from + count - offset);
+    if (end >= from + count) break;
+    offset = end;
+  }
+  return text;
+}
+
+/** The bytes of ASCII `pieces` in order, in one buffer (no string of them all is made). */
+function asciiBytes(pieces: readonly string[]): Buffer {
+  const bytes = Buffer.allocUnsafe(pieces.reduce((sum, piece) => sum + piece.length, 0));
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at, "latin1");
+  return bytes;
 }
 
 /**

@@ -40,7 +40,7 @@ function appendNode(node: MimeNode, pieces: Buffer[]): boolean {
   const { _raw: raw, content } = fields;
   if (raw) {
     if (typeof raw !== "string" && !Buffer.isBuffer(raw)) return false;
-    pieces.push(Buffer.from(raw));
+    pieces.push(typeof raw === "string" ? Buffer.from(raw) : raw);
   } else {
     const body = typeof content === "string" || Buffer.isBuffer(content) ? content : null;
     if (content && body === null) return false;

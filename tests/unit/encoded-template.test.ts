@@ -14,11 +14,11 @@ import { EncodedTemplate } from "@/lib/notify/encoded-template";
 async function nodemailers(
   body: string,
   contentType: string,
-): Promise<{ transferEncoding: string; encoded: string }> {
+): Promise<{ transferEncoding: string; encoded: Buffer }> {
   const part = new MimeNode("multipart/alternative").createChild(contentType);
   part.setContent(body);
   const transferEncoding = String(part.getTransferEncoding());
-  if (transferEncoding !== "quoted-printable") return { transferEncoding, encoded: body };
+  if (transferEncoding !== "quoted-printable") return { transferEncoding, encoded: Buffer.from(body) };
   const encoder = new QpEncoder({ binary: false });
   const chunks: Buffer[] = [];
   const done = new Promise<void>((resolve, reject) => {
@@ -30,7 +30,7 @@ async function nodemailers(
   source.pipe(encoder);
   source.end(Buffer.from(body));
   await done;
-  return { transferEncoding, encoded: Buffer.concat(chunks).toString("latin1") };
+  return { transferEncoding, encoded: Buffer.concat(chunks) };
 }
 
 const PLACEHOLDER = (slot: number) => String.fromCharCode(0xe000 + slot);
@@ -158,7 +158,10 @@ describe("EncodedTemplate", () => {
       ["ada@example.com"],
       "text/plain; charset=utf-8",
     );
-    expect(short.ours).toEqual({ transferEncoding: "7bit", encoded: "Hello ada@example.com,\nthanks." });
+    expect(short.ours).toEqual({
+      transferEncoding: "7bit",
+      encoded: Buffer.from("Hello ada@example.com,\nthanks."),
+    });
     expect(short.ours).toEqual(short.theirs);
     const long = await compare(["Hello ", 0, ",\nthanks."], ["a".repeat(80)], "text/plain; charset=utf-8");
     expect(long.ours?.transferEncoding).toBe("quoted-printable");
