@@ -214,18 +214,24 @@ function emptyCounts(): Record<BriefStatus, number> {
   return Object.fromEntries(BRIEF_STATUSES.map((status) => [status, 0])) as Record<BriefStatus, number>;
 }
 
-function isUnfiltered(filter: BriefFilter): boolean {
-  return filterQuery(filter).size === 0;
+/** The filter the catalog can answer: none, or a status alone (no search, dates or delivery mark). */
+function catalogStatus(filter: BriefFilter): { status: BriefStatus | null } | null {
+  const { status, ...others } = filter;
+  return filterQuery({ ...others, status: null }).size === 0 ? { status } : null;
 }
 
 /**
- * The unfiltered list: counts from the catalog, and the page's briefs from only the months that
- * hold them (the newest, for the first page), so it costs what it shows, not the history.
+ * The unfiltered list, and the list filtered by status alone: counts from the catalog, and the
+ * page's briefs from only the months that hold them, newest first (for the first page, the newest
+ * months holding a brief of that status), so it costs what it shows, not the history. With a
+ * status, the delivery counts are of the pending briefs of that status: the months are read on,
+ * newest first, until every pending reference is found (all of them while one is not indexed).
  */
-async function unfilteredPage(
+async function catalogPage(
   store: ObjectStore,
   view: IndexView,
   pending: PendingDeliveries,
+  status: BriefStatus | null,
   page: number,
   pageSize: number,
 ): Promise<BriefPage> {
@@ -233,29 +239,46 @@ async function unfilteredPage(
   for (const { counts: month } of Object.values(view.catalog.months)) {
     for (const status of BRIEF_STATUSES) counts[status] += month[status];
   }
-  const total = counts.new + counts.handled + counts.archived;
+  const total = status === null ? counts.new + counts.handled + counts.archived : counts[status];
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const current = Math.min(Math.max(1, Math.floor(page)), pages);
   const start = (current - 1) * pageSize;
+  const deliveryCounts: Record<DeliveryMark, number> =
+    status === null
+      ? { retrying: pending.retrying.size, failed: pending.failed.size }
+      : { retrying: 0, failed: 0 };
+  const unplaced = new Set(status === null ? [] : [...pending.retrying, ...pending.failed]);
   const briefs: BriefSummary[] = [];
   let before = 0;
-  for (const { month, total: inMonth } of indexedMonths(view)) {
-    if (briefs.length >= pageSize) break;
-    if (inMonth === 0 || before + inMonth <= start) {
+  for (const { month, total: all, counts: byStatus } of indexedMonths(view)) {
+    const inMonth = status === null ? all : byStatus[status];
+    const forPage = briefs.length < pageSize && inMonth > 0 && before + inMonth > start;
+    if (!forPage && unplaced.size === 0) {
+      if (briefs.length >= pageSize) break;
       before += inMonth;
       continue;
     }
-    const entries = [...(await monthIndex(store, view, month)).entries].sort(newestFirst);
-    briefs.push(
-      ...entries.slice(Math.max(0, start - before), Math.max(0, start - before) + pageSize - briefs.length),
-    );
-    before += entries.length;
+    const shown: BriefSummary[] = [];
+    for (const summary of (await monthIndex(store, view, month)).entries) {
+      if (status !== null && summary.status !== status) {
+        unplaced.delete(summary.reference);
+        continue;
+      }
+      shown.push(summary);
+      if (!unplaced.delete(summary.reference)) continue;
+      for (const mark of deliveryMarks(summary.reference, pending)) deliveryCounts[mark]++;
+    }
+    if (forPage) {
+      const skip = Math.max(0, start - before);
+      briefs.push(...shown.sort(newestFirst).slice(skip, skip + pageSize - briefs.length));
+    }
+    before += shown.length;
   }
   return {
     briefs,
     total,
     counts,
-    deliveryCounts: { retrying: pending.retrying.size, failed: pending.failed.size },
+    deliveryCounts,
     pending,
     page: current,
     pages,
@@ -282,7 +305,8 @@ export async function searchBriefs(
     openIndex(store, kind, { now, budgetMs, background, onProblem }),
     kind === "briefs" ? pendingReferences(store) : NO_PENDING_DELIVERIES,
   ]);
-  if (isUnfiltered(filter)) return unfilteredPage(store, view, pending, page, pageSize);
+  const fromCatalog = catalogStatus(filter);
+  if (fromCatalog) return catalogPage(store, view, pending, fromCatalog.status, page, pageSize);
   const counts = emptyCounts();
   const deliveryCounts: Record<DeliveryMark, number> = { retrying: 0, failed: 0 };
   const found: BriefSummary[] = [];
