@@ -4,6 +4,7 @@ import { pendingReferences } from "../deliveries";
 import type { InboxRecordError } from "./errors";
 import { type IndexView, indexedMonths, monthIndex, openIndex, VIEW_REBUILD_BUDGET_MS } from "./index-view";
 import { checkMonth } from "./month-check";
+import { PENDING_LOOKUP_LIMIT, pendingMonths } from "./pending-months";
 import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
 import type { Coverage } from "./rebuild";
 import type { StoredBrief } from "./records";
@@ -221,11 +222,31 @@ function catalogStatus(filter: BriefFilter): { status: BriefStatus | null } | nu
 }
 
 /**
+ * The delivery counts of the status filter: the pending briefs of that status. `unplaced`: the
+ * pending references not in the months the page read; their months are found from their records
+ * (a few) or, failing that, every other month holding that status is read.
+ */
+async function countPendingElsewhere(
+  store: ObjectStore,
+  view: IndexView,
+  status: BriefStatus,
+  read: ReadonlySet<number>,
+  tally: (entries: readonly BriefSummary[]) => void,
+  unplaced: ReadonlySet<string>,
+): Promise<void> {
+  const located = unplaced.size <= PENDING_LOOKUP_LIMIT ? await pendingMonths(store, unplaced) : null;
+  const months = indexedMonths(view)
+    .filter(({ month, counts }) => !read.has(month) && counts[status] > 0)
+    .filter(({ month }) => located === null || located.has(month));
+  await mapLimit(months, MONTH_CONCURRENCY, async ({ month }) =>
+    tally((await monthIndex(store, view, month)).entries),
+  );
+}
+
+/**
  * The unfiltered list, and the list filtered by status alone: counts from the catalog, and the
  * page's briefs from only the months that hold them, newest first (for the first page, the newest
- * months holding a brief of that status), so it costs what it shows, not the history. With a
- * status, the delivery counts are of the pending briefs of that status: the months are read on,
- * newest first, until every pending reference is found (all of them while one is not indexed).
+ * month holding a brief of that status), so it costs what it shows, not the history.
  */
 async function catalogPage(
   store: ObjectStore,
@@ -247,33 +268,35 @@ async function catalogPage(
     status === null
       ? { retrying: pending.retrying.size, failed: pending.failed.size }
       : { retrying: 0, failed: 0 };
+  // With a status, the delivery counts are of that status's pending briefs: found as months are read.
   const unplaced = new Set(status === null ? [] : [...pending.retrying, ...pending.failed]);
+  const tally = (entries: readonly BriefSummary[]) => {
+    for (const summary of entries) {
+      if (!unplaced.delete(summary.reference) || summary.status !== status) continue;
+      for (const mark of deliveryMarks(summary.reference, pending)) deliveryCounts[mark]++;
+    }
+  };
   const briefs: BriefSummary[] = [];
+  const read = new Set<number>();
   let before = 0;
   for (const { month, total: all, counts: byStatus } of indexedMonths(view)) {
+    if (briefs.length >= pageSize) break;
     const inMonth = status === null ? all : byStatus[status];
-    const forPage = briefs.length < pageSize && inMonth > 0 && before + inMonth > start;
-    if (!forPage && unplaced.size === 0) {
-      if (briefs.length >= pageSize) break;
+    if (inMonth === 0 || before + inMonth <= start) {
       before += inMonth;
       continue;
     }
-    const shown: BriefSummary[] = [];
-    for (const summary of (await monthIndex(store, view, month)).entries) {
-      if (status !== null && summary.status !== status) {
-        unplaced.delete(summary.reference);
-        continue;
-      }
-      shown.push(summary);
-      if (!unplaced.delete(summary.reference)) continue;
-      for (const mark of deliveryMarks(summary.reference, pending)) deliveryCounts[mark]++;
-    }
-    if (forPage) {
-      const skip = Math.max(0, start - before);
-      briefs.push(...shown.sort(newestFirst).slice(skip, skip + pageSize - briefs.length));
-    }
+    const { entries } = await monthIndex(store, view, month);
+    read.add(month);
+    tally(entries);
+    const shown = entries.filter((summary) => status === null || summary.status === status).sort(newestFirst);
+    briefs.push(
+      ...shown.slice(Math.max(0, start - before), Math.max(0, start - before) + pageSize - briefs.length),
+    );
     before += shown.length;
   }
+  if (status !== null && unplaced.size > 0)
+    await countPendingElsewhere(store, view, status, read, tally, unplaced);
   return {
     briefs,
     total,

@@ -159,6 +159,25 @@ describe("the status filter alone", () => {
     await expectAsFullRead("new", { page: 4 });
   });
 
+  it("finds the months of pending briefs from their records, and reads them all when a record cannot say", async () => {
+    await history();
+    await view(parseFilter({}));
+    // Page 1 of handled: March, then only the months of the two failed briefs (December, October).
+    const watching = watched();
+    const handled = await view(parseFilter({ status: "handled" }), { on: watching.store });
+    expect(watching.months[0]).toBe("2026/03");
+    expect(watching.months.slice(1).sort()).toEqual(["2025/10", "2025/12"]);
+    expect(handled.deliveryCounts).toEqual({ retrying: 1, failed: 0 });
+    // A failed record that names no folder: every month holding that status is read instead.
+    let damaged = "";
+    for await (const info of store.list("deliveries/failed/")) damaged = info.path;
+    await store.put(damaged, "{}\n", "application/json");
+    const fallback = watched();
+    await expectAsFullRead("new");
+    await view(parseFilter({ status: "new" }), { on: fallback.store });
+    expect(new Set(fallback.months).size).toBe(MONTHS.length);
+  });
+
   it("matches the full read at every step while a lost index is rebuilt, with the same notice", async () => {
     await history();
     await rm(join(dir, "index"), { recursive: true, force: true });
