@@ -288,7 +288,7 @@ async function catalogPage(
     }
     const { entries } = await monthIndex(store, view, month);
     read.add(month);
-    tally(entries);
+    if (unplaced.size > 0) tally(entries);
     const shown = entries.filter((summary) => status === null || summary.status === status).sort(newestFirst);
     briefs.push(
       ...shown.slice(Math.max(0, start - before), Math.max(0, start - before) + pageSize - briefs.length),
