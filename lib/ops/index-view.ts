@@ -14,6 +14,7 @@ import {
   WATERMARK_MARGIN_MS,
 } from "./rebuild";
 import { changeCatalog } from "./catalog";
+import type { BriefStatus } from "./state";
 import { type MonthIndex, readMonthIndex } from "./summary";
 
 /**
@@ -124,12 +125,15 @@ export async function monthIndex(store: ObjectStore, view: IndexView, month: num
   return index;
 }
 
-/** The indexed months, newest first, with their counts. */
-export function indexedMonths(view: IndexView): { month: number; total: number }[] {
+/** The indexed months, newest first, with their counts (by status, and in all). */
+export function indexedMonths(
+  view: IndexView,
+): { month: number; total: number; counts: Record<BriefStatus, number> }[] {
   return Object.entries(view.catalog.months)
     .map(([key, { counts }]) => ({
       month: monthOfKey(key),
       total: counts.new + counts.handled + counts.archived,
+      counts,
     }))
     .sort((a, b) => b.month - a.month);
 }

@@ -4,6 +4,7 @@ import { pendingReferences } from "../deliveries";
 import type { InboxRecordError } from "./errors";
 import { type IndexView, indexedMonths, monthIndex, openIndex, VIEW_REBUILD_BUDGET_MS } from "./index-view";
 import { checkMonth } from "./month-check";
+import { PENDING_LOOKUP_LIMIT, pendingMonths } from "./pending-months";
 import { mapLimit, monthNumber, monthRange, readBriefs } from "./reader";
 import type { Coverage } from "./rebuild";
 import type { StoredBrief } from "./records";
@@ -214,18 +215,44 @@ function emptyCounts(): Record<BriefStatus, number> {
   return Object.fromEntries(BRIEF_STATUSES.map((status) => [status, 0])) as Record<BriefStatus, number>;
 }
 
-function isUnfiltered(filter: BriefFilter): boolean {
-  return filterQuery(filter).size === 0;
+/** The filter the catalog can answer: none, or a status alone (no search, dates or delivery mark). */
+function catalogStatus(filter: BriefFilter): { status: BriefStatus | null } | null {
+  const { status, ...others } = filter;
+  return filterQuery({ ...others, status: null }).size === 0 ? { status } : null;
 }
 
 /**
- * The unfiltered list: counts from the catalog, and the page's briefs from only the months that
- * hold them (the newest, for the first page), so it costs what it shows, not the history.
+ * The delivery counts of the status filter: the pending briefs of that status. `unplaced`: the
+ * pending references not in the months the page read; their months are found from their records
+ * (a few) or, failing that, every other month holding that status is read.
  */
-async function unfilteredPage(
+async function countPendingElsewhere(
+  store: ObjectStore,
+  view: IndexView,
+  status: BriefStatus,
+  read: ReadonlySet<number>,
+  tally: (entries: readonly BriefSummary[]) => void,
+  unplaced: ReadonlySet<string>,
+): Promise<void> {
+  const located = unplaced.size <= PENDING_LOOKUP_LIMIT ? await pendingMonths(store, unplaced) : null;
+  const months = indexedMonths(view)
+    .filter(({ month, counts }) => !read.has(month) && counts[status] > 0)
+    .filter(({ month }) => located === null || located.has(month));
+  await mapLimit(months, MONTH_CONCURRENCY, async ({ month }) =>
+    tally((await monthIndex(store, view, month)).entries),
+  );
+}
+
+/**
+ * The unfiltered list, and the list filtered by status alone: counts from the catalog, and the
+ * page's briefs from only the months that hold them, newest first (for the first page, the newest
+ * month holding a brief of that status), so it costs what it shows, not the history.
+ */
+async function catalogPage(
   store: ObjectStore,
   view: IndexView,
   pending: PendingDeliveries,
+  status: BriefStatus | null,
   page: number,
   pageSize: number,
 ): Promise<BriefPage> {
@@ -233,29 +260,48 @@ async function unfilteredPage(
   for (const { counts: month } of Object.values(view.catalog.months)) {
     for (const status of BRIEF_STATUSES) counts[status] += month[status];
   }
-  const total = counts.new + counts.handled + counts.archived;
+  const total = status === null ? counts.new + counts.handled + counts.archived : counts[status];
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const current = Math.min(Math.max(1, Math.floor(page)), pages);
   const start = (current - 1) * pageSize;
+  const deliveryCounts: Record<DeliveryMark, number> =
+    status === null
+      ? { retrying: pending.retrying.size, failed: pending.failed.size }
+      : { retrying: 0, failed: 0 };
+  // With a status, the delivery counts are of that status's pending briefs: found as months are read.
+  const unplaced = new Set(status === null ? [] : [...pending.retrying, ...pending.failed]);
+  const tally = (entries: readonly BriefSummary[]) => {
+    for (const summary of entries) {
+      if (!unplaced.delete(summary.reference) || summary.status !== status) continue;
+      for (const mark of deliveryMarks(summary.reference, pending)) deliveryCounts[mark]++;
+    }
+  };
   const briefs: BriefSummary[] = [];
+  const read = new Set<number>();
   let before = 0;
-  for (const { month, total: inMonth } of indexedMonths(view)) {
+  for (const { month, total: all, counts: byStatus } of indexedMonths(view)) {
     if (briefs.length >= pageSize) break;
+    const inMonth = status === null ? all : byStatus[status];
     if (inMonth === 0 || before + inMonth <= start) {
       before += inMonth;
       continue;
     }
-    const entries = [...(await monthIndex(store, view, month)).entries].sort(newestFirst);
+    const { entries } = await monthIndex(store, view, month);
+    read.add(month);
+    if (unplaced.size > 0) tally(entries);
+    const shown = entries.filter((summary) => status === null || summary.status === status).sort(newestFirst);
     briefs.push(
-      ...entries.slice(Math.max(0, start - before), Math.max(0, start - before) + pageSize - briefs.length),
+      ...shown.slice(Math.max(0, start - before), Math.max(0, start - before) + pageSize - briefs.length),
     );
-    before += entries.length;
+    before += shown.length;
   }
+  if (status !== null && unplaced.size > 0)
+    await countPendingElsewhere(store, view, status, read, tally, unplaced);
   return {
     briefs,
     total,
     counts,
-    deliveryCounts: { retrying: pending.retrying.size, failed: pending.failed.size },
+    deliveryCounts,
     pending,
     page: current,
     pages,
@@ -282,7 +328,8 @@ export async function searchBriefs(
     openIndex(store, kind, { now, budgetMs, background, onProblem }),
     kind === "briefs" ? pendingReferences(store) : NO_PENDING_DELIVERIES,
   ]);
-  if (isUnfiltered(filter)) return unfilteredPage(store, view, pending, page, pageSize);
+  const fromCatalog = catalogStatus(filter);
+  if (fromCatalog) return catalogPage(store, view, pending, fromCatalog.status, page, pageSize);
   const counts = emptyCounts();
   const deliveryCounts: Record<DeliveryMark, number> = { retrying: 0, failed: 0 };
   const found: BriefSummary[] = [];
