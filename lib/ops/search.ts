@@ -243,6 +243,18 @@ async function countPendingElsewhere(
   );
 }
 
+/** The months whose briefs (`inMonth` each, newest month first) include any of `start` to `start + size`. */
+function monthsHolding(months: readonly { month: number; inMonth: number }[], start: number, size: number) {
+  const holding: number[] = [];
+  let before = 0;
+  for (const { month, inMonth } of months) {
+    if (before >= start + size) break;
+    if (inMonth > 0 && before + inMonth > start) holding.push(month);
+    before += inMonth;
+  }
+  return holding;
+}
+
 /**
  * The unfiltered list, and the list filtered by status alone: counts from the catalog, and the
  * page's briefs from only the months that hold them, newest first (for the first page, the newest
@@ -278,10 +290,19 @@ async function catalogPage(
   };
   const briefs: BriefSummary[] = [];
   const read = new Set<number>();
+  const months = indexedMonths(view).map(({ month, total: all, counts: byStatus }) => ({
+    month,
+    inMonth: status === null ? all : byStatus[status],
+  }));
+  // The months the catalog says hold the page, read six at once first (a brief's page asks for the
+  // whole list). The loop below still goes by what each index holds: it reads any other month it
+  // needs, and makes a failed read again, so only a month the page needs can fail it.
+  await mapLimit(monthsHolding(months, start, pageSize), MONTH_CONCURRENCY, (month) =>
+    monthIndex(store, view, month).catch(() => null),
+  );
   let before = 0;
-  for (const { month, total: all, counts: byStatus } of indexedMonths(view)) {
+  for (const { month, inMonth } of months) {
     if (briefs.length >= pageSize) break;
-    const inMonth = status === null ? all : byStatus[status];
     if (inMonth === 0 || before + inMonth <= start) {
       before += inMonth;
       continue;

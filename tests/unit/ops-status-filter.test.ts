@@ -229,3 +229,44 @@ describe("the status filter alone", () => {
     expect(all).not.toContain(march.reference);
   });
 });
+
+describe("the whole list (a brief's page asks for it)", () => {
+  it("reads the months holding it several at once, and shows them in order", async () => {
+    await history();
+    await view(parseFilter({}));
+    let reading = 0;
+    let most = 0;
+    const months: string[] = [];
+    const slow = Object.create(store, {
+      get: {
+        value: async (path: string, options?: StoreCallOptions) => {
+          const match = /^index\/briefs\/(\d{4}\/\d{2})\.json$/.exec(path);
+          if (!match) return store.get(path, options);
+          months.push(match[1]!);
+          most = Math.max(most, ++reading);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          reading--;
+          return store.get(path, options);
+        },
+      },
+    }) as ObjectStore;
+    for (const status of [null, "handled"] as const) {
+      months.length = 0;
+      most = 0;
+      const filter = parseFilter(status === null ? {} : { status });
+      const whole = await searchBriefs(slow, "briefs", filter, {
+        now,
+        pageSize: Number.MAX_SAFE_INTEGER,
+        background: false,
+      });
+      expect(most).toBeGreaterThan(1);
+      // Each month once (March also for the view's own look at the days since the watermark).
+      expect(months.filter((month) => month !== "2026/03").sort()).toEqual(
+        MONTHS.slice(0, -1).map((month) => month.replace("-", "/")),
+      );
+      const times = whole.briefs.map((brief) => brief.receivedAt);
+      expect(times).toEqual([...times].sort().reverse());
+      expect(whole.briefs).toHaveLength(status === null ? 42 : 20);
+    }
+  });
+});
