@@ -45,6 +45,7 @@ export {
   readBriefs,
   readSubscribers,
 } from "./reader";
+export { type ListAround, listAroundBrief, type ListNeighbour } from "./list-around";
 export { pendingBriefs } from "./pending";
 export type { PersonBrief, PersonData } from "./person";
 export type { StoredBrief } from "./records";

@@ -23,10 +23,10 @@ import {
   budgetLabel,
   filterQuery,
   findBrief,
-  PAGE_SIZE,
+  listAroundBrief,
+  type ListNeighbour,
   parseFilter,
   projectTypeLabel,
-  searchBriefs,
   type StoredBrief,
   timelineLabel,
   verificationLabel,
@@ -91,45 +91,36 @@ async function AttachmentPreview({
 }
 
 /**
- * The list the brief was opened from: the page of it to show beside the brief (the one asked for,
- * else the one holding this brief), and the briefs before and after this one in the whole list,
- * each linked with the list's query and its own page.
+ * The list the brief was opened from (`listAroundBrief`): the page of it to show beside the brief,
+ * and the briefs before and after this one, each linked with the list's query and its own page.
  */
 async function listAround(
   store: ObjectStore,
-  kind: StoredBrief["kind"],
+  brief: StoredBrief,
   filter: BriefFilter,
-  reference: string,
   askedPage: number | null,
 ) {
-  const { briefs: all, pending } = await searchBriefs(store, kind, filter, {
-    pageSize: Number.MAX_SAFE_INTEGER,
-  });
-  const at = all.findIndex((brief) => brief.reference === reference);
-  const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
-  const wanted = askedPage ?? (at >= 0 ? Math.floor(at / PAGE_SIZE) + 1 : 1);
-  const page = Math.min(Math.max(1, wanted), pages);
+  const around = await listAroundBrief(store, brief, filter, askedPage);
   const query = (onPage: number) => {
     const kept = filterQuery(filter);
     if (onPage > 1) kept.set("page", String(onPage));
     return kept.toString();
   };
-  const neighbour = (index: number): Neighbour => {
-    const brief = at >= 0 ? all[index] : undefined;
-    if (!brief) return null;
-    const kept = query(Math.floor(index / PAGE_SIZE) + 1);
+  const neighbour = (near: ListNeighbour | null): Neighbour => {
+    if (!near) return null;
+    const kept = query(near.page);
     return {
-      reference: brief.reference,
-      name: brief.name,
-      href: `/inbox/${brief.reference}${kept ? `?${kept}` : ""}`,
+      reference: near.brief.reference,
+      name: near.brief.name,
+      href: `/inbox/${near.brief.reference}${kept ? `?${kept}` : ""}`,
     };
   };
   return {
-    briefs: all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
-    pending,
-    query: query(page),
-    previous: neighbour(at - 1),
-    next: neighbour(at + 1),
+    briefs: around.briefs,
+    pending: around.pending,
+    query: query(around.page),
+    previous: neighbour(around.previous),
+    next: neighbour(around.next),
   };
 }
 
@@ -157,7 +148,7 @@ export default async function BriefPage({
   const spam = brief.kind === "spam";
   const filter = { ...parseFilter(query), ...(spam ? { status: null, delivery: null } : {}) };
   const askedPage = Number(query.page) >= 1 ? Math.floor(Number(query.page)) : null;
-  const list = await listAround(services.store, brief.kind, filter, record.reference, askedPage);
+  const list = await listAround(services.store, brief, filter, askedPage);
   const api = `/api/ops/briefs/${record.reference}`;
   const download = `/inbox/${record.reference}/attachment`;
   const done = typeof query.done === "string" ? DONE[query.done] : undefined;
