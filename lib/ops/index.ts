@@ -64,15 +64,14 @@ export {
   DELIVERY_MARKS,
   type DeliveryMark,
   deliveryMarks,
-  filteredBriefs,
   filterQuery,
   isDeliveryMark,
   NO_FILTER,
   PAGE_SIZE,
   parseFilter,
   type PendingDeliveries,
-  searchBriefs,
-} from "./search";
+} from "./list-filter";
+export { filteredBriefs, searchBriefs } from "./search";
 export {
   addNote,
   BRIEF_STATUSES,

@@ -3,7 +3,7 @@ import type { ObjectStore } from "../store";
 import { InboxRecordError } from "./errors";
 import { type BriefFolder, mapLimit, readBrief } from "./reader";
 import type { StoredBrief } from "./records";
-import type { DeliveryMark } from "./search";
+import type { DeliveryMark } from "./list-filter";
 
 /**
  * The briefs with a delivery retrying (a due record) or given up (a failed record), read from the

@@ -29,23 +29,6 @@ import { type BriefSummary, summarize } from "./summary";
  * passes them for the export.
  */
 
-export {
-  type BriefFilter,
-  type BriefPage,
-  DELIVERY_MARKS,
-  type DeliveryMark,
-  deliveryMarks,
-  filterQuery,
-  isDeliveryMark,
-  matches,
-  matchesSearch,
-  NO_FILTER,
-  NO_PENDING_DELIVERIES,
-  PAGE_SIZE,
-  parseFilter,
-  type PendingDeliveries,
-} from "./list-filter";
-
 export interface SearchOptions {
   page?: number;
   pageSize?: number;

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
-import { NO_FILTER, searchBriefs } from "@/lib/ops/search";
+import { NO_FILTER } from "@/lib/ops/list-filter";
+import { searchBriefs } from "@/lib/ops/search";
 import { setStatus } from "@/lib/ops/state";
 import { parseCsv } from "../support/csv";
 import { readJson, runInbox, storeBrief } from "../support/ops";

@@ -3,12 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Folder } from "@/lib/briefs";
-import type { ObjectStore, StoreCallOptions } from "@/lib/store";
+import type { ObjectStore } from "@/lib/store";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { type ListAround, listAroundBrief, type OpenBrief } from "@/lib/ops/list-around";
-import { type BriefFilter, PAGE_SIZE, parseFilter, searchBriefs } from "@/lib/ops/search";
+import { type BriefFilter, PAGE_SIZE, parseFilter } from "@/lib/ops/list-filter";
+import { searchBriefs } from "@/lib/ops/search";
 import { type BriefStatus, setStatus } from "@/lib/ops/state";
 import { storeBrief, storeUndelivered } from "../support/briefs";
+import { watchMonthReads } from "../support/month-reads";
 
 /**
  * A brief's page (issue 33): with no filter or a status alone, the list beside it and its
@@ -119,20 +121,7 @@ function fromWholeList(
 
 const statusFilter = (status: BriefStatus | null) => parseFilter(status === null ? {} : { status });
 
-/** `store`, with the month indexes read recorded (`YYYY/MM`). */
-function watched(): { store: ObjectStore; months: string[] } {
-  const months: string[] = [];
-  const wrapped = Object.create(store, {
-    get: {
-      value: (path: string, options?: StoreCallOptions) => {
-        const match = /^index\/briefs\/(\d{4}\/\d{2})\.json$/.exec(path);
-        if (match) months.push(match[1]!);
-        return store.get(path, options);
-      },
-    },
-  }) as ObjectStore;
-  return { store: wrapped, months };
-}
+const watched = () => watchMonthReads(store);
 
 describe("the list beside a brief, from the catalog", () => {
   it("shows for every brief and every status filter what the whole list shows", async () => {

@@ -7,7 +7,8 @@ import { subscribe } from "@/lib/newsletter/subscribers";
 import { readAudit, recordAudit } from "@/lib/ops/audit";
 import { erase, planErase } from "@/lib/ops/erase";
 import { findBrief } from "@/lib/ops/reader";
-import { NO_FILTER, parseFilter, searchBriefs } from "@/lib/ops/search";
+import { NO_FILTER, parseFilter } from "@/lib/ops/list-filter";
+import { searchBriefs } from "@/lib/ops/search";
 import { addNote, noteProblem, setStatus } from "@/lib/ops/state";
 import { attachmentFor, readJson, storeBrief } from "../support/ops";
 

@@ -6,9 +6,11 @@ import type { ObjectStore, StoreCallOptions } from "@/lib/store";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { changeStatus } from "@/lib/ops/actions/brief-state";
 import { findBrief } from "@/lib/ops/reader";
-import { type BriefFilter, type BriefPage, parseFilter, searchBriefs } from "@/lib/ops/search";
+import { type BriefFilter, type BriefPage, parseFilter } from "@/lib/ops/list-filter";
+import { searchBriefs } from "@/lib/ops/search";
 import { type BriefStatus, setStatus } from "@/lib/ops/state";
 import { storeBrief, storeUndelivered } from "../support/briefs";
+import { watchMonthReads } from "../support/month-reads";
 
 /**
  * The status filter alone (issue 33): its total and counts come from the catalog, its page from
@@ -88,20 +90,7 @@ async function history(): Promise<void> {
   }
 }
 
-/** `store`, with the month indexes read recorded (`YYYY/MM`). */
-function watched(): { store: ObjectStore; months: string[] } {
-  const months: string[] = [];
-  const wrapped = Object.create(store, {
-    get: {
-      value: (path: string, options?: StoreCallOptions) => {
-        const match = /^index\/briefs\/(\d{4}\/\d{2})\.json$/.exec(path);
-        if (match) months.push(match[1]!);
-        return store.get(path, options);
-      },
-    },
-  }) as ObjectStore;
-  return { store: wrapped, months };
-}
+const watched = () => watchMonthReads(store);
 
 describe("the status filter alone", () => {
   it("shows every page as the full read does, for each status, while reading only the months it needs", async () => {

@@ -2,7 +2,8 @@ import { recordAudit } from "../audit";
 import type { Acting, InboxStore } from "../deps";
 import type { InboxRecordError } from "../errors";
 import type { StoredBrief } from "../records";
-import { type BriefFilter, filteredBriefs } from "../search";
+import type { BriefFilter } from "../list-filter";
+import { filteredBriefs } from "../search";
 
 /**
  * The briefs an export of the list's filters holds, newest first, read as they are iterated; the
