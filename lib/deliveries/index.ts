@@ -9,6 +9,7 @@ export {
   LEASE_MS,
   listDue,
   listFailed,
+  pendingFolders,
   pendingReferences,
 } from "./records";
 export { nextAttemptAt } from "./schedule";

@@ -145,14 +145,19 @@ export async function listFailed(
 /** Records read at once: enough to hide a remote store's latency. */
 const READ_CONCURRENCY = 16;
 
+/** The reference a record's name under `prefix` is for (`<reference>.<target>.json`). */
+const referenceOf = (path: string, prefix: string) => path.slice(prefix.length).split(".")[0] ?? "";
+
+/** The records under `prefix`, read, of the names `keep` takes (all by default). */
 async function listRecords<T>(
   store: ObjectStore,
   prefix: string,
   schema: z.ZodType<T>,
   options: StoreCallOptions,
+  keep: (path: string) => boolean = () => true,
 ): Promise<T[]> {
   const paths: string[] = [];
-  for await (const info of store.list(prefix, options)) paths.push(info.path);
+  for await (const info of store.list(prefix, options)) if (keep(info.path)) paths.push(info.path);
   const records: T[] = [];
   for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
     const batch = paths.slice(start, start + READ_CONCURRENCY);
@@ -178,13 +183,39 @@ export async function pendingReferences(
   const names = async (prefix: string) => {
     const references = new Set<string>();
     for await (const info of store.list(prefix, options)) {
-      const reference = info.path.slice(prefix.length).split(".")[0];
+      const reference = referenceOf(info.path, prefix);
       if (reference) references.add(reference);
     }
     return references;
   };
   const [retrying, failed] = await Promise.all([names(DUE_PREFIX), names(FAILED_PREFIX)]);
   return { retrying, failed };
+}
+
+/**
+ * The folder of each of `references`, from one of its due or failed records (the first listed):
+ * for the inbox's status filter, which needs the months of a few pending briefs. A reference whose
+ * record is gone meanwhile or unreadable is missing from the answer.
+ */
+export async function pendingFolders(
+  store: ObjectStore,
+  references: ReadonlySet<string>,
+  options: StoreCallOptions = {},
+): Promise<Map<string, string>> {
+  const listed = new Set<string>();
+  const firstOf = (prefix: string) => (path: string) => {
+    const reference = referenceOf(path, prefix);
+    if (!references.has(reference) || listed.has(reference)) return false;
+    listed.add(reference);
+    return true;
+  };
+  const due = await listRecords(store, DUE_PREFIX, dueSchema, options, firstOf(DUE_PREFIX));
+  const failed = await listRecords(store, FAILED_PREFIX, failedSchema, options, firstOf(FAILED_PREFIX));
+  const folders = new Map<string, string>();
+  for (const { reference, folder } of [...due, ...failed]) {
+    if (references.has(reference)) folders.set(reference, folder);
+  }
+  return folders;
 }
 
 /** Records that a channel gave up; `false` when it had already (then nobody is told again). */

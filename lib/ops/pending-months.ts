@@ -1,6 +1,6 @@
-import { DUE_PREFIX, FAILED_PREFIX } from "../deliveries";
+import { pendingFolders } from "../deliveries";
 import type { ObjectStore } from "../store";
-import { mapLimit, monthNumber } from "./reader";
+import { placeOf } from "./index-update";
 
 /**
  * Where pending briefs are: the month of each reference's folder, from its due or failed records.
@@ -12,44 +12,24 @@ import { mapLimit, monthNumber } from "./reader";
 /** More references than this: reading the records costs about what reading the months does. */
 export const PENDING_LOOKUP_LIMIT = 50;
 
-/** Records read at once: enough to hide a remote store's latency. */
-const READ_CONCURRENCY = 8;
-
-const BRIEF_MONTH = /^briefs\/(\d{4})\/(\d{2})\/\d{2}\/[^/]+$/;
-
-function monthOfRecord(bytes: Uint8Array | null, reference: string): number | null {
-  if (bytes === null) return null;
-  try {
-    const record = JSON.parse(Buffer.from(bytes).toString("utf8")) as {
-      reference?: unknown;
-      folder?: unknown;
-    };
-    const match = typeof record.folder === "string" ? BRIEF_MONTH.exec(record.folder) : null;
-    if (record.reference !== reference || !match) return null;
-    return monthNumber(Number(match[1]), Number(match[2]));
-  } catch {
-    return null;
-  }
-}
+/** A brief's folder as the records name it: `briefs/YYYY/MM/DD/<reference>`. */
+const BRIEF_FOLDER = /^briefs\/\d{4}\/\d{2}\/\d{2}\/[^/]+$/;
 
 /**
  * The months holding `references` (briefs with a due or failed record), or `null` when one cannot
- * be placed (its records gone meanwhile, or unreadable): then only reading the months finds it.
+ * be placed (its records gone meanwhile, unreadable, or naming no brief's folder): then only reading
+ * the months finds it.
  */
 export async function pendingMonths(
   store: ObjectStore,
   references: ReadonlySet<string>,
 ): Promise<Set<number> | null> {
-  const pathOf = new Map<string, string>();
-  for (const prefix of [DUE_PREFIX, FAILED_PREFIX]) {
-    for await (const info of store.list(prefix)) {
-      const reference = info.path.slice(prefix.length).split(".")[0] ?? "";
-      if (references.has(reference) && !pathOf.has(reference)) pathOf.set(reference, info.path);
-    }
+  const folders = await pendingFolders(store, references);
+  const months = new Set<number>();
+  for (const reference of references) {
+    const folder = folders.get(reference);
+    if (folder === undefined || !BRIEF_FOLDER.test(folder)) return null;
+    months.add(placeOf(folder).month);
   }
-  if (pathOf.size < references.size) return null;
-  const months = await mapLimit([...pathOf], READ_CONCURRENCY, async ([reference, path]) =>
-    monthOfRecord(await store.get(path), reference),
-  );
-  return months.includes(null) ? null : new Set(months as number[]);
+  return months;
 }

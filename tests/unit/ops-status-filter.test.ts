@@ -167,6 +167,19 @@ describe("the status filter alone", () => {
     expect(new Set(fallback.months).size).toBe(MONTHS.length);
   });
 
+  it("reads every month holding the status when a record names no brief's folder", async () => {
+    await history();
+    await view(parseFilter({}));
+    let odd = "";
+    for await (const info of store.list("deliveries/failed/")) odd = info.path;
+    const record = JSON.parse(Buffer.from((await store.get(odd))!).toString("utf8")) as { folder: string };
+    await store.put(odd, `${JSON.stringify({ ...record, folder: "briefs/2025" })}\n`, "application/json");
+    const fallback = watched();
+    await expectAsFullRead("new");
+    await view(parseFilter({ status: "new" }), { on: fallback.store });
+    expect(new Set(fallback.months).size).toBe(MONTHS.length);
+  });
+
   it("matches the full read at every step while a lost index is rebuilt, with the same notice", async () => {
     await history();
     await rm(join(dir, "index"), { recursive: true, force: true });
