@@ -1,5 +1,5 @@
 import type { ObjectStore } from "../store";
-import { catalogBriefs, catalogMonths, shownInMonth } from "./catalog-list";
+import { type CatalogMonth, catalogBriefs, catalogMonths, shownInMonth } from "./catalog-list";
 import { placeOf } from "./index-update";
 import { monthIndex } from "./index-view";
 import { type BriefFilter, catalogStatus, PAGE_SIZE, type PendingDeliveries } from "./list-filter";
@@ -75,10 +75,10 @@ async function aroundInFullList(
 async function positionInCatalog(
   store: ObjectStore,
   { view }: OpenedList,
+  months: readonly CatalogMonth[],
   status: BriefStatus | null,
   brief: OpenBrief,
 ): Promise<number | null> {
-  const months = catalogMonths(view, status);
   const { month } = placeOf(brief.folder);
   const row = months.findIndex((candidate) => candidate.month === month);
   // The list is made of the catalog's months holding the status: the brief's month is not read.
@@ -100,9 +100,10 @@ async function aroundInCatalog(
   brief: OpenBrief,
   askedPage: number | null,
 ): Promise<ListAround | null> {
-  const at = await positionInCatalog(store, opened, status, brief);
+  const months = catalogMonths(opened.view, status);
+  const at = await positionInCatalog(store, opened, months, status, brief);
   if (at === null) return null;
-  const total = catalogMonths(opened.view, status).reduce((sum, { inMonth }) => sum + inMonth, 0);
+  const total = months.reduce((sum, { inMonth }) => sum + inMonth, 0);
   const page = pageToShow(at, askedPage, total);
   const start = (page - 1) * PAGE_SIZE;
   const briefs = await catalogBriefs(store, opened.view, status, start, PAGE_SIZE);
