@@ -6,6 +6,7 @@ import {
   deliveryMarks,
   emptyCounts,
   newestFirst,
+  pageWithin,
   type PendingDeliveries,
 } from "./list-filter";
 import { PENDING_LOOKUP_LIMIT, pendingMonths } from "./pending-months";
@@ -130,8 +131,7 @@ export async function catalogPage(
     for (const status of BRIEF_STATUSES) counts[status] += month[status];
   }
   const total = status === null ? counts.new + counts.handled + counts.archived : counts[status];
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  const current = Math.min(Math.max(1, Math.floor(page)), pages);
+  const { page: current, pages } = pageWithin(page, total, pageSize);
   const deliveryCounts: Record<DeliveryMark, number> =
     status === null
       ? { retrying: pending.retrying.size, failed: pending.failed.size }

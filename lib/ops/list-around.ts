@@ -2,7 +2,13 @@ import type { ObjectStore } from "../store";
 import { type CatalogMonth, catalogBriefs, catalogMonths, shownInMonth } from "./catalog-list";
 import { placeOf } from "./index-update";
 import { monthIndex } from "./index-view";
-import { type BriefFilter, catalogStatus, PAGE_SIZE, type PendingDeliveries } from "./list-filter";
+import {
+  type BriefFilter,
+  catalogStatus,
+  PAGE_SIZE,
+  pageWithin,
+  type PendingDeliveries,
+} from "./list-filter";
 import type { StoredBrief } from "./records";
 import { listPage, type OpenedList, openList, type SearchOptions } from "./search";
 import type { BriefStatus } from "./state";
@@ -39,8 +45,7 @@ const pageOf = (position: number) => Math.floor(position / PAGE_SIZE) + 1;
 
 /** The page to show: the asked one, else the brief's (the first when it is not in the list), within the list. */
 function pageToShow(at: number, askedPage: number | null, total: number): number {
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  return Math.min(Math.max(1, askedPage ?? (at >= 0 ? pageOf(at) : 1)), pages);
+  return pageWithin(askedPage ?? (at >= 0 ? pageOf(at) : 1), total, PAGE_SIZE).page;
 }
 
 function neighbour(brief: BriefSummary | undefined, position: number): ListNeighbour | null {

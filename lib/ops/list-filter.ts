@@ -46,6 +46,12 @@ export function deliveryMarks(reference: string, pending: PendingDeliveries): De
 /** The list's page size. */
 export const PAGE_SIZE = 50;
 
+/** How many pages `total` briefs make, and `page` (1-based) kept within them. */
+export function pageWithin(page: number, total: number, pageSize: number): { page: number; pages: number } {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  return { page: Math.min(Math.max(1, Math.floor(page)), pages), pages };
+}
+
 function day(value: string | null | undefined): string | null {
   if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return null;
   const date = new Date(`${value}T00:00:00Z`);

@@ -16,6 +16,7 @@ import {
   newestFirst,
   NO_PENDING_DELIVERIES,
   PAGE_SIZE,
+  pageWithin,
   type PendingDeliveries,
 } from "./list-filter";
 import { checkMonth } from "./month-check";
@@ -147,8 +148,7 @@ export async function listPage(
     if (byDelivery && byStatus) found.push(summary);
   }
   found.sort(newestFirst);
-  const pages = Math.max(1, Math.ceil(found.length / pageSize));
-  const current = Math.min(Math.max(1, Math.floor(page)), pages);
+  const { page: current, pages } = pageWithin(page, found.length, pageSize);
   return {
     briefs: found.slice((current - 1) * pageSize, current * pageSize),
     total: found.length,
