@@ -192,6 +192,27 @@ describe("POST /api/contact: refusals", () => {
     expect(response.status).toBe(405);
   });
 
+  // /api/contact and /api/newsletter are Pages API routes (lib/http/node-post.ts); every other
+  // method must be answered as Next answers it for an App Router route exporting only POST, such
+  // as /api/contact/upload: the contract leaves 405 to Next.
+  it.each(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"])(
+    "answers %s on /api/contact and /api/newsletter as Next does for a POST-only route handler",
+    async (method) => {
+      const answer = async (path: string) => {
+        const response = await fetch(`${app.url}${path}`, { method });
+        return {
+          status: response.status,
+          allow: response.headers.get("allow"),
+          body: await response.text(),
+        };
+      };
+      const routeHandler = await answer("/api/contact/upload");
+      expect(routeHandler.status).toBe(method === "OPTIONS" ? 204 : 405);
+      expect(await answer("/api/contact")).toEqual(routeHandler);
+      expect(await answer("/api/newsletter")).toEqual(routeHandler);
+    },
+  );
+
   it.each([
     ["a foreign Origin", { origin: "https://evil.example" }],
     ["Origin null", { origin: "null" }],

@@ -1,0 +1,122 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { waitUntil } from "@vercel/functions";
+import type { BodyReader, IncomingRequest, RequestHeaders } from "./incoming";
+
+/**
+ * A public route's `POST` served as a Pages API route (`pages/api/*.ts`, with Next's body parser
+ * off). Next hands such a route Node's own request and response; an App Router route handler gets
+ * a web `Request` with its body stream, request stores and an `after()` context built for every
+ * request, which costs about as much CPU again as the route's own work on the embedded defaults
+ * (docs/performance.md, "The public forms as Pages API routes"). The route itself is the same
+ * `publicRoute`: this only reads the request and writes the answer.
+ *
+ * Methods other than POST are answered as an App Router route exporting only `POST` would answer
+ * them: `OPTIONS` 204 with `Allow`, anything else a bare 405 (the contract leaves 405 to Next).
+ */
+export function nodePost(
+  post: (request: IncomingRequest) => Promise<Response>,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async function handler(req, res) {
+    if (req.method !== "POST") return answerOtherMethod(req, res);
+    const scope: ResponseScope = { res, queued: null };
+    const response = await requestScope.run(scope, () => post(nodeRequest(req)));
+    await send(res, response);
+  };
+}
+
+/** What runs once the answer has gone (`afterNodeResponse`), for the request being handled. */
+interface ResponseScope {
+  res: ServerResponse;
+  queued: (() => Promise<unknown>)[] | null;
+}
+
+const requestScope = new AsyncLocalStorage<ResponseScope>();
+
+/**
+ * Inside a `nodePost` route: keeps the function alive for `settled` (Vercel's `waitUntil`; a Node
+ * server simply runs it on) and returns `true`. Outside one, `false`: Next's `after()` is the way.
+ */
+export function keepAliveForNodeResponse(settled: Promise<unknown>): boolean {
+  if (requestScope.getStore() === undefined) return false;
+  waitUntil(settled);
+  return true;
+}
+
+/**
+ * Inside a `nodePost` route: runs `task` once the response is closed (sent, or the client gone),
+ * keeping the function alive for it, and returns `true`. Outside one, `false`.
+ */
+export function afterNodeResponse(task: () => Promise<unknown>): boolean {
+  const scope = requestScope.getStore();
+  if (scope === undefined) return false;
+  if (scope.queued === null) {
+    const queued: (() => Promise<unknown>)[] = [];
+    scope.queued = queued;
+    const runQueued = () => {
+      for (const run of queued.splice(0)) waitUntil(run());
+    };
+    if (scope.res.closed) setImmediate(runQueued);
+    else scope.res.once("close", runQueued);
+  }
+  scope.queued.push(task);
+  return true;
+}
+
+/** The request as the public routes read it: Node's parsed headers, its URL, its body's chunks. */
+function nodeRequest(req: IncomingMessage): IncomingRequest {
+  const headers: RequestHeaders = {
+    get(name) {
+      const value = req.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
+  return {
+    headers,
+    url: `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`,
+    body: { getReader: () => bodyReader(req) },
+  };
+}
+
+/**
+ * Reads the body as it arrives. Stopping early (a body over its cap) leaves the socket open, so the
+ * answer reaches a client still sending (closing on it can lose the 413 for the client); what the
+ * client still sends is read and discarded, never kept, as Node does with any unread body.
+ */
+function bodyReader(req: IncomingMessage): BodyReader {
+  const chunks = req.iterator({ destroyOnReturn: false }) as AsyncIterator<Buffer, undefined>;
+  return {
+    async read() {
+      const next = await chunks.next();
+      return next.done ? { done: true, value: undefined } : { done: false, value: next.value };
+    },
+    async cancel() {
+      if (req.complete) return;
+      await chunks.return?.();
+      req.resume();
+    },
+  };
+}
+
+async function send(res: ServerResponse, response: Response): Promise<void> {
+  const body = response.body === null ? null : Buffer.from(await response.arrayBuffer());
+  res.statusCode = response.status;
+  for (const [name, value] of response.headers) {
+    // Replacing what next.config.ts set for the path, as Next does with a route handler's headers.
+    if (name === "set-cookie") res.appendHeader(name, value);
+    else res.setHeader(name, value);
+  }
+  res.end(body);
+}
+
+function answerOtherMethod(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  if (req.method === "OPTIONS") {
+    res.statusCode = 204;
+    res.setHeader("Allow", "OPTIONS, POST");
+  } else {
+    res.statusCode = 405;
+  }
+  res.end();
+}
