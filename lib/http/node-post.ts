@@ -8,7 +8,7 @@ import type { BodyReader, IncomingRequest, RequestHeaders } from "./incoming";
  * off). Next hands such a route Node's own request and response; an App Router route handler gets
  * a web `Request` with its body stream, request stores and an `after()` context built for every
  * request, which costs about as much CPU again as the route's own work on the embedded defaults
- * (docs/performance.md, "The public forms as Pages API routes"). The route itself is the same
+ * (docs/performance.md, "The form posts as Pages API routes"). The route itself is the same
  * `publicRoute`: this only reads the request and writes the answer.
  *
  * Methods other than POST are answered as an App Router route exporting only `POST` would answer
@@ -19,16 +19,17 @@ export function nodePost(
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async function handler(req, res) {
     if (req.method !== "POST") return answerOtherMethod(req, res);
-    const scope: ResponseScope = { res, queued: null };
+    const scope: ResponseScope = { res, closed: null };
     const response = await requestScope.run(scope, () => post(nodeRequest(req)));
     await send(res, response);
   };
 }
 
-/** What runs once the answer has gone (`afterNodeResponse`), for the request being handled. */
+/** The request being handled, for work put off until its answer has gone. */
 interface ResponseScope {
   res: ServerResponse;
-  queued: (() => Promise<unknown>)[] | null;
+  /** Settles when the response is closed (sent, or the client gone); made when first asked for. */
+  closed: Promise<void> | null;
 }
 
 const requestScope = new AsyncLocalStorage<ResponseScope>();
@@ -44,22 +45,19 @@ export function keepAliveForNodeResponse(settled: Promise<unknown>): boolean {
 }
 
 /**
- * Inside a `nodePost` route: runs `task` once the response is closed (sent, or the client gone),
- * keeping the function alive for it, and returns `true`. Outside one, `false`.
+ * Inside a `nodePost` route: runs `task` (which must not reject: `afterResponse`'s never does) once
+ * the response is closed, and returns `true`; outside one, `false`. The function is kept alive for
+ * it from now, while the request is still being handled, not from the close, when a platform may
+ * already be freezing it.
  */
 export function afterNodeResponse(task: () => Promise<unknown>): boolean {
   const scope = requestScope.getStore();
   if (scope === undefined) return false;
-  if (scope.queued === null) {
-    const queued: (() => Promise<unknown>)[] = [];
-    scope.queued = queued;
-    const runQueued = () => {
-      for (const run of queued.splice(0)) waitUntil(run());
-    };
-    if (scope.res.closed) setImmediate(runQueued);
-    else scope.res.once("close", runQueued);
-  }
-  scope.queued.push(task);
+  scope.closed ??= new Promise<void>((resolve) => {
+    if (scope.res.closed) resolve();
+    else scope.res.once("close", () => resolve());
+  });
+  waitUntil(scope.closed.then(task));
   return true;
 }
 
