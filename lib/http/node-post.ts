@@ -72,9 +72,24 @@ function nodeRequest(req: IncomingMessage): IncomingRequest {
   };
   return {
     headers,
-    url: `http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`,
+    // Worked out only when read (a broken-off body's log line), like a web Request's, always a URL.
+    get url() {
+      return requestUrl(req);
+    },
     body: { getReader: () => bodyReader(req) },
   };
+}
+
+/**
+ * The request's path resolved against the origin its `Host` names, or `localhost` when that names
+ * none: a client chooses its `Host`, and pasting it in front of the path could make no URL at all
+ * (`Host: a b`) or move part of it into the path (`Host: a\b`).
+ */
+function requestUrl(req: IncomingMessage): string {
+  const named = `http://${req.headers.host ?? "localhost"}`;
+  const base = URL.canParse(named) ? named : "http://localhost";
+  const target = req.url ?? "/";
+  return URL.canParse(target, base) ? new URL(target, base).href : new URL(base).href;
 }
 
 /**

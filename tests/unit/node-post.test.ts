@@ -34,7 +34,13 @@ function send(
   options: { method?: string; headers?: [string, string][]; pieces?: string[]; end?: boolean },
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/api/route?x=1`, { method: options.method ?? "POST", agent: false });
+    // A Host given here is the only one sent (Node's own would come first, and win).
+    const setHost = !(options.headers ?? []).some(([name]) => name.toLowerCase() === "host");
+    const req = httpRequest(`${url}/api/route?x=1`, {
+      method: options.method ?? "POST",
+      agent: false,
+      setHost,
+    });
     for (const [name, value] of options.headers ?? []) req.appendHeader(name, value);
     req.on("response", (res) => {
       let body = "";
@@ -87,6 +93,20 @@ describe("nodePost", () => {
     expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(answer.headers["ratelimit-limit"]).toBe("5");
   });
+
+  it.each(["a b", "127.0.0.1:1\\x", "[::1"])(
+    "gives a URL whose path is the request's even when Host is %j, which names no origin",
+    async (host) => {
+      let path: string | null = null;
+      const url = await serve(async (request) => {
+        path = new URL(request.url).pathname;
+        return json({ ok: true });
+      });
+      const answer = await send(url, { headers: [["host", host]] });
+      expect(answer.status).toBe(200);
+      expect(path).toBe("/api/route");
+    },
+  );
 
   it("answers a body over its cap with the route's 413 while the client is still sending", async () => {
     const url = await serve(async (request) => {
