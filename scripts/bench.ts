@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --duration 8 --runs 3 --warm-up 3 --connections 32 --uploads-1mib 32 --uploads 16
+ * npm run bench [-- --duration 8 --runs 3 --warm-up 10 --connections 32 --uploads-1mib 32 --uploads 16
  *                   --build --skip-throughput --skip-secondary --skip-memory --skip-inbox]
  *
  * Measures the built app under `next start`: the server's CPU time per request (its whole process

@@ -33,7 +33,7 @@ export function readSettings(): BenchSettings {
   const { values: flags } = parseArgs({
     options: {
       duration: { type: "string", default: "8" },
-      "warm-up": { type: "string", default: "3" },
+      "warm-up": { type: "string", default: "10" },
       runs: { type: "string", default: "3" },
       connections: { type: "string", default: "32" },
       uploads: { type: "string", default: "16" },
