@@ -28,6 +28,20 @@ const HEADER_END = Buffer.from("\r\n\r\n", "latin1");
 /** A header line as busboy reads one: a token, a colon, optional blanks, then visible ASCII. */
 const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[ \t]*([\x21-\x7e][\t\x20-\x7e]*)$/;
 
+/**
+ * A text field's Content-Disposition as browsers write it: `form-data; name="..."`, the name
+ * visible ASCII without a quote or backslash. busboy's parser gives exactly that name for it
+ * (its decoder changes nothing in ASCII); anything else goes through that parser.
+ */
+const PLAIN_FIELD = /^form-data; name="([\x20\x21\x23-\x5b\x5d-\x7e]+)"$/;
+
+/**
+ * A form's Content-Type as browsers write it: `multipart/form-data; boundary=` and a token.
+ * busboy's parser gives that boundary for it; anything else (quoted, other parameters, other
+ * case or spacing) goes through that parser.
+ */
+const PLAIN_FORM_TYPE = /^multipart\/form-data; boundary=([!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200})$/;
+
 /** What readMultipart's busboy decodes `filename*` and other extended parameters with. */
 const PARAM_DECODER = getDecoder("utf8");
 
@@ -36,6 +50,8 @@ const PARAM_DECODER = getDecoder("utf8");
  * ASCII (so its bytes are the same however a delimiter search encodes it); `null` otherwise.
  */
 export function smallFormBoundary(contentType: string): string | null {
+  const plain = PLAIN_FORM_TYPE.exec(contentType);
+  if (plain) return plain[1] as string;
   const parsed = parseContentType(contentType);
   if (parsed?.type !== "multipart" || parsed.subtype !== "form-data") return null;
   const boundary = parsed.params.boundary;
@@ -124,12 +140,10 @@ function partHeaders(block: string): PartHeaders | null {
     else return null;
   }
   if (disposition === undefined) return null;
-  const parsed = parseDisposition(disposition, PARAM_DECODER);
-  if (parsed?.type !== "form-data") return null;
-  const { params } = parsed;
+  const params = dispositionParams(disposition);
   // busboy's rules: a part is a file when it names a file (either parameter, if not empty) or is
   // typed application/octet-stream; a part without a name is not one this reader takes.
-  if (!params.name || params["filename*"] || params.filename) return null;
+  if (!params?.name || params["filename*"] || params.filename) return null;
   const type = contentType === undefined ? undefined : parseContentType(contentType);
   const charset = type?.params.charset;
   return {
@@ -137,4 +151,12 @@ function partHeaders(block: string): PartHeaders | null {
     file: type !== undefined && `${type.type}/${type.subtype}` === "application/octet-stream",
     charset: typeof charset === "string" ? charset.toLowerCase() : null,
   };
+}
+
+/** A `form-data` disposition's parameters as busboy reads them; `null` for any other. */
+function dispositionParams(disposition: string): Record<string, string | undefined> | null {
+  const plain = PLAIN_FIELD.exec(disposition);
+  if (plain) return { name: plain[1] };
+  const parsed = parseDisposition(disposition, PARAM_DECODER);
+  return parsed?.type === "form-data" ? parsed.params : null;
 }

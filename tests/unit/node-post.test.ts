@@ -126,6 +126,59 @@ describe("nodePost", () => {
     expect(JSON.parse(answer.body)).toMatchObject({ error: "payload_too_large" });
   });
 
+  it("hands the route every chunk in order, holding at most one while the route is slow", async () => {
+    const pieces = Array.from(
+      { length: 40 },
+      (_, index) => `${String(index).padStart(2, "0")}${"x".repeat(16 * 1024)}`,
+    );
+    let received = "";
+    let reads = 0;
+    const url = await serve(async (request) => {
+      const reader = request.body?.getReader();
+      for (;;) {
+        const next = await reader?.read();
+        if (!next || next.done) break;
+        reads += 1;
+        received += Buffer.from(next.value).toString("latin1");
+        await new Promise((resolve) => setTimeout(resolve, 2)); // a slow consumer
+      }
+      return json({ ok: true });
+    });
+    const answer = await send(url, { headers: [["transfer-encoding", "chunked"]], pieces });
+    expect(answer.status).toBe(200);
+    expect(received).toBe(pieces.join(""));
+    expect(reads).toBeGreaterThan(1);
+  });
+
+  it("fails the read when the client goes away before its body ended", async () => {
+    let failure: unknown = null;
+    let settle: () => void = () => {};
+    const settled = new Promise<void>((resolve) => (settle = resolve));
+    let started: () => void = () => {};
+    const reading = new Promise<void>((resolve) => (started = resolve));
+    const url = await serve(async (request) => {
+      try {
+        const reader = request.body?.getReader();
+        await reader?.read(); // the first piece
+        started();
+        for (;;) if ((await reader?.read())?.done) break;
+      } catch (error) {
+        failure = error;
+      } finally {
+        settle();
+      }
+      return json({ ok: true });
+    });
+    const client = httpRequest(`${url}/api/route`, { method: "POST", agent: false });
+    client.on("error", () => {});
+    client.setHeader("transfer-encoding", "chunked");
+    client.write("a".repeat(1024));
+    await reading;
+    client.destroy();
+    await settled;
+    expect(failure).toBeInstanceOf(Error);
+  });
+
   it("answers other methods as Next does for a route handler exporting only POST", async () => {
     let called = 0;
     const url = await serve(async () => {
