@@ -16,13 +16,13 @@ import type { BriefReceived } from "@/lib/http/responses";
 import { getServices } from "@/lib/services";
 import { requireHuman, tokenFromMultipart } from "@/lib/verification";
 
+/** Next's body parser stays off: the route reads the body itself, under its caps, as it arrives. */
+export const config = { api: { bodyParser: false } };
+
 /**
  * POST /api/contact: a project brief as multipart form data, with an optional file. Scripts get
  * JSON; a browser posting the form without JavaScript is redirected to the next page.
  */
-/** Next's body parser stays off: the route reads the body itself, under its caps, as it arrives. */
-export const config = { api: { bodyParser: false } };
-
 export default nodePost(
   publicRoute(
     {

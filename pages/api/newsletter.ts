@@ -12,15 +12,15 @@ import {
 import { getServices } from "@/lib/services";
 import { requireHuman, tokenFromFormEncoded, tokenFromJson } from "@/lib/verification";
 
+/** Next's body parser stays off: the route reads the body itself, under its caps, as it arrives. */
+export const config = { api: { bodyParser: false } };
+
 /**
  * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics; with
  * double opt-in, stores it pending and emails a confirmation link. A browser posting the footer
  * form without JavaScript may send it form-encoded and is redirected to a page. The record keeps
  * the consent's evidence: the form's page, the client's salted address hash, the human check.
  */
-/** Next's body parser stays off: the route reads the body itself, under its caps, as it arrives. */
-export const config = { api: { bodyParser: false } };
-
 export default nodePost(
   publicRoute(
     {
