@@ -1,11 +1,12 @@
 import { createServer, request as httpRequest, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { afterResponse, finishInBackground } from "@/lib/background";
 import { readText } from "@/lib/http/body";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import type { IncomingRequest } from "@/lib/http/incoming";
 import { afterNodeResponse, keepAliveForNodeResponse, nodePost } from "@/lib/http/node-post";
+import { spentBodies } from "@/lib/http/spent-bodies";
 
 /** nodePost on a real `node:http` server: what a Pages API route is handed is Node's own pair. */
 
@@ -148,6 +149,25 @@ describe("nodePost", () => {
     expect(answer.status).toBe(200);
     expect(received).toBe(pieces.join(""));
     expect(reads).toBeGreaterThan(1);
+  });
+
+  it("counts every byte of a body read for spentBodies, and tells it when the body ended", async () => {
+    const chunkRead = vi.spyOn(spentBodies, "chunkRead");
+    const bodyEnded = vi.spyOn(spentBodies, "bodyEnded");
+    try {
+      const url = await serve(async (request) => json({ length: (await readText(request, 1 << 20)).length }));
+      const pieces = Array.from({ length: 8 }, () => "x".repeat(20_000));
+      const answer = await send(url, { headers: [["transfer-encoding", "chunked"]], pieces });
+      expect(JSON.parse(answer.body)).toEqual({ length: 160_000 });
+      expect(chunkRead.mock.calls.reduce((total, [bytes]) => total + bytes, 0)).toBe(160_000);
+      expect(bodyEnded).toHaveBeenCalledOnce();
+      expect(bodyEnded.mock.invocationCallOrder[0]).toBeGreaterThan(
+        Math.max(...chunkRead.mock.invocationCallOrder),
+      );
+    } finally {
+      chunkRead.mockRestore();
+      bodyEnded.mockRestore();
+    }
   });
 
   it("fails the read when the client goes away before its body ended", async () => {

@@ -1,0 +1,101 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+
+/**
+ * Frees the memory of request bodies already read, sooner than V8 would on its own.
+ *
+ * Node gives each chunk of a request body a buffer of its own, outside V8's heap. Once read (its
+ * bytes hashed and written to the upload's file), a chunk is garbage, but its memory is freed only
+ * when V8 next collects its young generation, and V8 starts a collection for such buffers only
+ * once some 32 MiB of them have built up. So a burst of uploads held up to 32 MiB of spent chunks
+ * on top of the ones in flight, and a server that went quiet after a burst kept all of them until
+ * its next busy moment: the next burst then grew the process by as much again before they were
+ * freed (docs/performance.md, "Sixth session: the spent bodies of a burst").
+ *
+ * `SpentBodies` counts the body bytes read and runs a young-generation collection (a scavenge: a
+ * few milliseconds, nothing like a full collection) after every `stepBytes` of them, and once
+ * more when no body has ended for `quietMs` after at least `quietBytes`. Forms without a file
+ * rarely add up to a step: the routes' ordinary traffic never waits on one. The memory freed stays
+ * with the process, where the next chunks reuse it.
+ */
+export class SpentBodies {
+  private spent = 0;
+  private soon = false;
+  private quiet: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly options: {
+      /** Runs the collection. */
+      collect: () => void;
+      /** Body bytes read since the last collection that start one (on the next turn of the loop). */
+      stepBytes: number;
+      /** Body bytes read since the last collection that make one worth running once quiet. */
+      quietBytes: number;
+      /** How long no body has ended before that collection runs. */
+      quietMs: number;
+    },
+  ) {}
+
+  /** Notes a chunk of a body, read. */
+  chunkRead(bytes: number): void {
+    this.spent += bytes;
+    if (this.spent < this.options.stepBytes || this.soon) return;
+    this.soon = true;
+    setImmediate(() => this.collectNow());
+  }
+
+  /** Notes a body read to its end, or broken off. */
+  bodyEnded(): void {
+    if (this.spent < this.options.quietBytes) return;
+    if (this.quiet !== null) {
+      this.quiet.refresh();
+      return;
+    }
+    this.quiet = setTimeout(() => this.collectNow(), this.options.quietMs);
+    this.quiet.unref();
+  }
+
+  private collectNow(): void {
+    this.soon = false;
+    this.spent = 0;
+    if (this.quiet !== null) clearTimeout(this.quiet);
+    this.quiet = null;
+    this.options.collect();
+  }
+}
+
+let collector: (() => void) | null | undefined;
+
+/**
+ * V8's young-generation collection, without starting Node with `--expose-gc`: the flag exposes
+ * `gc` to contexts made while it is set, so one is made, `gc` taken from it, and the flag put
+ * back. Taken on first use. Where that is not possible, nothing: spent bodies are then freed when
+ * V8 chooses, as before.
+ */
+export function collectYoungGeneration(): void {
+  collector ??= youngCollection();
+  collector?.();
+}
+
+function youngCollection(): (() => void) | null {
+  let gc: unknown;
+  try {
+    setFlagsFromString("--expose-gc");
+    try {
+      gc = runInNewContext("gc");
+    } finally {
+      setFlagsFromString("--no-expose-gc");
+    }
+  } catch {
+    return null;
+  }
+  return typeof gc === "function" ? () => gc({ type: "minor" }) : null;
+}
+
+/** The bodies the public routes read through `nodePost`. */
+export const spentBodies = new SpentBodies({
+  collect: collectYoungGeneration,
+  stepBytes: 8 * 1024 * 1024,
+  quietBytes: 1024 * 1024,
+  quietMs: 250,
+});
