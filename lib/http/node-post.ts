@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { waitUntil } from "@vercel/functions";
 import type { BodyReader, IncomingRequest, RequestHeaders } from "./incoming";
-import { spentBodies } from "./spent-bodies";
+import { spentBuffers } from "../spent-buffers";
 
 /**
  * A public route's `POST` served as a Pages API route (`pages/api/*.ts`, with Next's body parser
@@ -100,7 +100,7 @@ function requestUrl(req: IncomingMessage): string {
  * the client); what the client still sends is read and discarded, never kept, as Node does with
  * any unread body. Built on the request's events rather than its async iterator, which Node
  * builds afresh for every body (docs/performance.md, "Fifth session"). Each chunk is counted for
- * `spentBodies`, which frees spent chunks sooner than V8 would (lib/http/spent-bodies.ts).
+ * `spentBuffers`, which frees spent chunks sooner than V8 would (lib/spent-buffers.ts).
  */
 function bodyReader(req: IncomingMessage): BodyReader {
   const queued: Buffer[] = [];
@@ -126,7 +126,7 @@ function bodyReader(req: IncomingMessage): BodyReader {
     }
   };
   const onData = (chunk: Buffer) => {
-    spentBodies.chunkRead(chunk.byteLength);
+    spentBuffers.chunkRead(chunk.byteLength);
     queued.push(chunk);
     if (waiting === null) req.pause();
     settle();
@@ -150,7 +150,7 @@ function bodyReader(req: IncomingMessage): BodyReader {
     req.off("end", onEnd);
     req.off("error", onError);
     req.off("close", onClose);
-    spentBodies.bodyEnded();
+    spentBuffers.bodyEnded();
   };
   req.on("data", onData);
   req.on("end", onEnd);

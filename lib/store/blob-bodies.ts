@@ -1,3 +1,4 @@
+import { spentBuffers } from "../spent-buffers";
 import { withinDeadline } from "./deadline";
 import type { SpoolFile } from "./spool";
 import { SendOnceStream } from "./streams";
@@ -43,6 +44,7 @@ const SPOOL_READ_BYTES = 64 * 1024;
  * A spool file's bytes, one chunk read per pull: the next is read only once the HTTP client has
  * taken the last (Node 20's file streams and file-backed Blobs read ahead far more under load),
  * and none is kept once sent (`SendOnceStream`). A retry reads the file again from the start.
+ * Each chunk is counted for `spentBuffers`, which frees spent ones sooner than V8 would.
  */
 export function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
   let position = 0;
@@ -51,7 +53,11 @@ export function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
       async pull(controller) {
         const chunk = new Uint8Array(SPOOL_READ_BYTES);
         const count = await spool.read(chunk, position);
-        if (count === 0) return controller.close();
+        if (count === 0) {
+          spentBuffers.bodyEnded();
+          return controller.close();
+        }
+        spentBuffers.chunkRead(count);
         position += count;
         controller.enqueue(chunk.subarray(0, count));
       },

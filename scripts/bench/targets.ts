@@ -25,7 +25,7 @@ const CPU_TARGETS: { key: RouteKey; label: string; max: number }[] = [
  * one that has taken the same burst once, as every route is warmed before it is measured (median
  * of the runs). A fresh process's first burst is reported beside it: most of it is the runtime
  * growing to its working size (the heap, and up to 8 MiB of spent request buffers between the
- * collections `lib/http/spent-bodies.ts` runs), paid once per process, not per upload.
+ * collections `lib/spent-buffers.ts` runs), paid once per process, not per upload.
  */
 const UPLOAD_MEMORY_TARGET = 0.25;
 

@@ -6,7 +6,7 @@ import { readText } from "@/lib/http/body";
 import { ApiError, errorResponse, json } from "@/lib/http/errors";
 import type { IncomingRequest } from "@/lib/http/incoming";
 import { afterNodeResponse, keepAliveForNodeResponse, nodePost } from "@/lib/http/node-post";
-import { spentBodies } from "@/lib/http/spent-bodies";
+import { spentBuffers } from "@/lib/spent-buffers";
 
 /** nodePost on a real `node:http` server: what a Pages API route is handed is Node's own pair. */
 
@@ -151,9 +151,9 @@ describe("nodePost", () => {
     expect(reads).toBeGreaterThan(1);
   });
 
-  it("counts every byte of a body read for spentBodies, and tells it when the body ended", async () => {
-    const chunkRead = vi.spyOn(spentBodies, "chunkRead");
-    const bodyEnded = vi.spyOn(spentBodies, "bodyEnded");
+  it("counts every byte of a body read for spentBuffers, and tells it when the body ended", async () => {
+    const chunkRead = vi.spyOn(spentBuffers, "chunkRead");
+    const bodyEnded = vi.spyOn(spentBuffers, "bodyEnded");
     try {
       const url = await serve(async (request) => json({ length: (await readText(request, 1 << 20)).length }));
       const pieces = Array.from({ length: 8 }, () => "x".repeat(20_000));

@@ -2,23 +2,24 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
 /**
- * Frees the memory of request bodies already read, sooner than V8 would on its own.
+ * Frees the memory of body chunks already used, sooner than V8 would on its own.
  *
- * Node gives each chunk of a request body a buffer of its own, outside V8's heap. Once read (its
- * bytes hashed and written to the upload's file), a chunk is garbage, but its memory is freed only
- * when V8 next collects its young generation, and V8 starts a collection for such buffers only
- * once some 32 MiB of them have built up. So a burst of uploads held up to 32 MiB of spent chunks
- * on top of the ones in flight, and a server that went quiet after a burst kept all of them until
- * its next busy moment: the next burst then grew the process by as much again before they were
- * freed (docs/performance.md, "Sixth session: the spent bodies of a burst").
+ * Node gives each chunk of a request body a buffer of its own, outside V8's heap, and the Blob
+ * store reads an upload's file back in chunks of 64 KiB to send it. Once used (hashed and written
+ * to the upload's file; sent), a chunk is garbage, but its memory is freed only when V8 next
+ * collects its young generation, and V8 starts a collection for such buffers only once some 32 MiB
+ * of them have built up. So a burst of uploads held up to 32 MiB of spent chunks on top of the
+ * ones in flight, and a server that went quiet after a burst kept all of them until its next busy
+ * moment: the next burst then grew the process by as much again before they were freed
+ * (docs/performance.md, "Sixth session: the spent bodies of a burst").
  *
- * `SpentBodies` counts the body bytes read and runs a young-generation collection (a scavenge: a
+ * `SpentBuffers` counts the chunks' bytes and runs a young-generation collection (a scavenge: a
  * few milliseconds, nothing like a full collection) after every `stepBytes` of them, and once
  * more when no body has ended for `quietMs` after at least `quietBytes`. Forms without a file
  * rarely add up to a step: the routes' ordinary traffic never waits on one. The memory freed stays
  * with the process, where the next chunks reuse it.
  */
-export class SpentBodies {
+export class SpentBuffers {
   private spent = 0;
   private soon = false;
   private quiet: NodeJS.Timeout | null = null;
@@ -27,16 +28,16 @@ export class SpentBodies {
     private readonly options: {
       /** Runs the collection. */
       collect: () => void;
-      /** Body bytes read since the last collection that start one (on the next turn of the loop). */
+      /** Bytes since the last collection that start one (on the next turn of the loop). */
       stepBytes: number;
-      /** Body bytes read since the last collection that make one worth running once quiet. */
+      /** Bytes since the last collection that make one worth running once quiet. */
       quietBytes: number;
       /** How long no body has ended before that collection runs. */
       quietMs: number;
     },
   ) {}
 
-  /** Notes a chunk of a body, read. */
+  /** Notes a chunk of a body, read (a request's) or sent (a file's). */
   chunkRead(bytes: number): void {
     this.spent += bytes;
     if (this.spent < this.options.stepBytes || this.soon) return;
@@ -44,7 +45,7 @@ export class SpentBodies {
     setImmediate(() => this.collectNow());
   }
 
-  /** Notes a body read to its end, or broken off. */
+  /** Notes a body finished: read or sent to its end, or broken off. */
   bodyEnded(): void {
     if (this.spent < this.options.quietBytes) return;
     if (this.quiet !== null) {
@@ -92,8 +93,8 @@ function youngCollection(): (() => void) | null {
   return typeof gc === "function" ? () => gc({ type: "minor" }) : null;
 }
 
-/** The bodies the public routes read through `nodePost`. */
-export const spentBodies = new SpentBodies({
+/** The request bodies read through `nodePost`, and the files the Blob store sends. */
+export const spentBuffers = new SpentBuffers({
   collect: collectYoungGeneration,
   stepBytes: 8 * 1024 * 1024,
   quietBytes: 1024 * 1024,

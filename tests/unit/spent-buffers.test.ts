@@ -1,6 +1,11 @@
 import { constants, PerformanceObserver, performance, type PerformanceEntry } from "node:perf_hooks";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { collectYoungGeneration, SpentBodies } from "@/lib/http/spent-bodies";
+import { collectYoungGeneration, SpentBuffers, spentBuffers } from "@/lib/spent-buffers";
+import { spoolStream } from "@/lib/store/blob-bodies";
+import { SpoolFile } from "@/lib/store/spool";
 
 /** When the spent chunks of request bodies are collected, and that the collection frees them. */
 
@@ -10,7 +15,7 @@ afterEach(() => {
 
 function counted(options: { stepBytes?: number; quietBytes?: number; quietMs?: number } = {}) {
   let collections = 0;
-  const bodies = new SpentBodies({
+  const bodies = new SpentBuffers({
     collect: () => (collections += 1),
     stepBytes: options.stepBytes ?? 1000,
     quietBytes: options.quietBytes ?? 100,
@@ -19,7 +24,7 @@ function counted(options: { stepBytes?: number; quietBytes?: number; quietMs?: n
   return { bodies, collections: () => collections };
 }
 
-describe("SpentBodies", () => {
+describe("SpentBuffers", () => {
   it("collects once a step of body bytes has been read, on the next turn, once however many chunks follow", async () => {
     vi.useFakeTimers();
     const { bodies, collections } = counted();
@@ -92,6 +97,30 @@ describe("collectYoungGeneration", () => {
       ]);
     } finally {
       observer.disconnect();
+    }
+  });
+});
+
+describe("the Blob store's spool stream", () => {
+  it("counts every chunk it reads back from the file for spentBuffers, and tells it when the file is sent", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "spent-buffers-"));
+    const chunkRead = vi.spyOn(spentBuffers, "chunkRead");
+    const bodyEnded = vi.spyOn(spentBuffers, "bodyEnded");
+    const spool = await SpoolFile.create(folder, "upload-");
+    try {
+      await spool.write(Buffer.alloc(200_000, 7));
+      let sent = 0;
+      const reader = spoolStream(spool).getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read())
+        sent += next.value.byteLength;
+      expect(sent).toBe(200_000);
+      expect(chunkRead.mock.calls.map(([bytes]) => bytes)).toEqual([65_536, 65_536, 65_536, 3_392]);
+      expect(bodyEnded).toHaveBeenCalledOnce();
+    } finally {
+      chunkRead.mockRestore();
+      bodyEnded.mockRestore();
+      await spool.remove();
+      await rm(folder, { recursive: true, force: true });
     }
   });
 });
