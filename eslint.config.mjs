@@ -16,6 +16,17 @@ const config = [
       "reports/**",
     ],
   },
+  {
+    // The inbox tool (scripts/inbox.ts) runs lib/ with tsx from ops' own working directory, where
+    // no tsconfig.json gives the "@/" alias: lib/ imports lib/ by relative path.
+    files: ["lib/**/*.ts", "lib/**/*.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["@/*"], message: "lib/ imports by relative path (see eslint.config.mjs)." }] },
+      ],
+    },
+  },
 ];
 
 export default config;
