@@ -65,32 +65,40 @@ export class SpentBuffers {
   }
 }
 
-let collector: (() => void) | null | undefined;
+/** V8's `gc`: with no argument a full collection, with `{ type: "minor" }` a young-generation one. */
+export type V8Collector = (options?: { type: "minor" }) => void;
+
+let collector: V8Collector | null | undefined;
 
 /**
- * V8's young-generation collection, without starting Node with `--expose-gc`: the flag exposes
- * `gc` to contexts made while it is set, so one is made, `gc` taken from it, and the flag put
- * back. Taken on first use. Where that is not possible, nothing: spent bodies are then freed when
- * V8 chooses, as before.
+ * V8's `gc`, without starting Node with `--expose-gc`: the flag exposes `gc` to contexts made
+ * while it is set, so one is made, `gc` taken from it, and the flag put back. Taken on first use,
+ * once; `null` where that is not possible.
  */
-export function collectYoungGeneration(): void {
-  collector ??= youngCollection();
-  collector?.();
+export function v8Collector(): V8Collector | null {
+  if (collector === undefined) {
+    let gc: unknown = null;
+    try {
+      setFlagsFromString("--expose-gc");
+      try {
+        gc = runInNewContext("gc");
+      } finally {
+        setFlagsFromString("--no-expose-gc");
+      }
+    } catch {
+      gc = null;
+    }
+    collector = typeof gc === "function" ? (gc as V8Collector) : null;
+  }
+  return collector;
 }
 
-function youngCollection(): (() => void) | null {
-  let gc: unknown;
-  try {
-    setFlagsFromString("--expose-gc");
-    try {
-      gc = runInNewContext("gc");
-    } finally {
-      setFlagsFromString("--no-expose-gc");
-    }
-  } catch {
-    return null;
-  }
-  return typeof gc === "function" ? () => gc({ type: "minor" }) : null;
+/**
+ * V8's young-generation collection. Where `gc` cannot be had, nothing: spent bodies are then freed
+ * when V8 chooses, as before.
+ */
+export function collectYoungGeneration(): void {
+  v8Collector()?.({ type: "minor" });
 }
 
 /** The request bodies read through `nodePost`, and the files the Blob store sends. */

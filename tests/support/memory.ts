@@ -1,11 +1,13 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { type V8Collector, v8Collector } from "@/lib/spent-buffers";
 
 /** Bytes in a mebibyte. */
 export const MiB = 1024 * 1024;
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
+const gc: V8Collector = v8Collector() ?? failWithoutGc();
+
+function failWithoutGc(): never {
+  throw new Error("V8's gc could not be had: these memory measures need it.");
+}
 
 /**
  * The process's ArrayBuffer bytes once garbage is collected: what something still holds, measured
