@@ -61,6 +61,10 @@ export function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
         position += count;
         controller.enqueue(chunk.subarray(0, count));
       },
+      // A send broken off (a put that failed or timed out) ends the body too.
+      cancel() {
+        spentBuffers.bodyEnded();
+      },
     },
     { highWaterMark: 0 },
   );

@@ -11,6 +11,7 @@ import { SpoolFile } from "@/lib/store/spool";
 
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
 });
 
 function counted(options: { stepBytes?: number; quietBytes?: number; quietMs?: number } = {}) {
@@ -104,14 +105,24 @@ describe("collectYoungGeneration", () => {
   });
 });
 
+/** A spool file of `bytes` for `work`, removed afterwards with its folder. */
+async function withSpool(bytes: number, work: (spool: SpoolFile) => Promise<void>): Promise<void> {
+  const folder = await mkdtemp(join(tmpdir(), "spent-buffers-"));
+  const spool = await SpoolFile.create(folder, "upload-");
+  try {
+    await spool.write(Buffer.alloc(bytes, 7));
+    await work(spool);
+  } finally {
+    await spool.remove();
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
 describe("the Blob store's spool stream", () => {
   it("counts every chunk it reads back from the file for spentBuffers, and tells it when the file is sent", async () => {
-    const folder = await mkdtemp(join(tmpdir(), "spent-buffers-"));
     const chunkRead = vi.spyOn(spentBuffers, "chunkRead");
     const bodyEnded = vi.spyOn(spentBuffers, "bodyEnded");
-    const spool = await SpoolFile.create(folder, "upload-");
-    try {
-      await spool.write(Buffer.alloc(200_000, 7));
+    await withSpool(200_000, async (spool) => {
       let sent = 0;
       const reader = spoolStream(spool).getReader();
       for (let next = await reader.read(); !next.done; next = await reader.read())
@@ -119,11 +130,17 @@ describe("the Blob store's spool stream", () => {
       expect(sent).toBe(200_000);
       expect(chunkRead.mock.calls.map(([bytes]) => bytes)).toEqual([65_536, 65_536, 65_536, 3_392]);
       expect(bodyEnded).toHaveBeenCalledOnce();
-    } finally {
-      chunkRead.mockRestore();
-      bodyEnded.mockRestore();
-      await spool.remove();
-      await rm(folder, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it("tells spentBuffers the body ended when the send is broken off", async () => {
+    const bodyEnded = vi.spyOn(spentBuffers, "bodyEnded");
+    await withSpool(200_000, async (spool) => {
+      const reader = spoolStream(spool).getReader();
+      await reader.read();
+      expect(bodyEnded).not.toHaveBeenCalled();
+      await reader.cancel();
+      expect(bodyEnded).toHaveBeenCalledOnce();
+    });
   });
 });
