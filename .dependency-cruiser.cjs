@@ -7,7 +7,7 @@
  */
 
 /** Where `lib/services.ts` may be imported from. */
-const EDGES = ["^app/", "^pages/", "^scripts/", "^tests/", "^lib/startup\\.ts$", "^instrumentation\\.ts$"];
+const EDGES = ["^app/", "^scripts/", "^tests/", "^lib/startup\\.ts$", "^instrumentation\\.ts$"];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -22,10 +22,9 @@ module.exports = {
     {
       name: "lib-not-to-app-or-components",
       severity: "error",
-      comment:
-        "lib/ is the work under the pages: it never imports a route (app/ or pages/), page or React component.",
+      comment: "lib/ is the work under the pages: it never imports a route, page or React component.",
       from: { path: "^lib/" },
-      to: { path: "^(app|pages|components)/" },
+      to: { path: "^(app|components)/" },
     },
     {
       name: "lib-not-to-composition-root",
@@ -40,7 +39,7 @@ module.exports = {
       name: "composition-root-at-the-edge",
       severity: "error",
       comment:
-        "lib/services.ts is imported only by app/, pages/, scripts/, lib/startup.ts, instrumentation.ts and " +
+        "lib/services.ts is imported only by app/, scripts/, lib/startup.ts, instrumentation.ts and " +
         "the tests (components get what they need as props).",
       from: { pathNot: [...EDGES, "^lib/"] },
       to: { path: "^lib/services\\.ts$" },

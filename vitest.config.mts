@@ -7,7 +7,8 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "unit", include: ["tests/unit/**/*.test.ts"] },
+        // --expose-gc for the memory measures (tests/support/memory.ts); a start-up flag of the tests' own processes.
+        test: { name: "unit", include: ["tests/unit/**/*.test.ts"], execArgv: ["--expose-gc"] },
       },
       {
         extends: true,

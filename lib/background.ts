@@ -1,18 +1,15 @@
 import { after } from "next/server";
-import { afterNodeResponse, keepAliveForNodeResponse } from "./http/node-post";
 
 /**
- * Lets `task` finish after the response has gone. Inside a request, Next's `after()` (in a Pages
- * API route, Vercel's `waitUntil`, through lib/http/node-post.ts) keeps the function alive for it
- * (on Vercel, an instance may otherwise be frozen as soon as the response is sent); outside one
- * (the ops tool, tests calling the library directly) the promise simply runs on in this process.
- * `task` must handle its own failures: a rejection here is only logged.
+ * Lets `task` finish after the response has gone. Inside a request, Next's `after()` keeps the
+ * function alive for it (on Vercel, an instance may otherwise be frozen as soon as the response
+ * is sent); outside one (the ops tool, tests calling the library directly) the promise simply
+ * runs on in this process. `task` must handle its own failures: a rejection here is only logged.
  */
 export function finishInBackground(task: Promise<unknown>, what: string): void {
   const settled = task.catch((error: unknown) => {
     console.error(`[background] ${what} failed`, error);
   });
-  if (keepAliveForNodeResponse(settled)) return;
   try {
     after(() => settled);
   } catch {
@@ -26,8 +23,8 @@ export type Deferral = (task: () => Promise<unknown>, what: string) => void;
 /**
  * Starts `task` only once the response has gone, so none of its work can delay the answer or show
  * in its timing (`finishInBackground`'s task has already started). Inside a request, Next's
- * `after()` (in a Pages API route, its response's `close`) calls it when the response is closed;
- * outside one, on a later turn of the event loop. A failure is logged.
+ * `after()` calls it when the response is closed; outside one, on a later turn of the event loop.
+ * A failure is logged.
  */
 export const afterResponse: Deferral = (task, what) => {
   const run = () =>
@@ -36,7 +33,6 @@ export const afterResponse: Deferral = (task, what) => {
       .catch((error: unknown) => {
         console.error(`[background] ${what} failed`, error);
       });
-  if (afterNodeResponse(run)) return;
   try {
     after(run);
   } catch {

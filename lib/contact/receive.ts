@@ -1,6 +1,5 @@
 import { hashClientAddress } from "../http/client-address";
 import { toApiError, validationFailed } from "../http/errors";
-import type { IncomingRequest } from "../http/incoming";
 import { type ObjectStore, StoreUnavailableError } from "../store";
 import {
   type BriefRecord,
@@ -38,7 +37,7 @@ export interface Receipt {
 }
 
 /** Who sent a brief, as far as it is kept: the address only as a salted hash. */
-export function describeClient(request: IncomingRequest, address: string | null, salt: string): ClientRecord {
+export function describeClient(request: Request, address: string | null, salt: string): ClientRecord {
   const clip = (value: string | null) => (value === null ? null : value.slice(0, 512));
   return {
     ipHash: hashClientAddress(address, salt),

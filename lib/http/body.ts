@@ -2,7 +2,6 @@ import busboy from "busboy";
 import { parseContentType } from "busboy/lib/utils.js";
 import { formatBytes } from "../format";
 import { ApiError, toApiError } from "./errors";
-import type { IncomingRequest } from "./incoming";
 import { decodePartText, PartCharsets } from "./part-charsets";
 import { parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } from "./small-form";
 
@@ -13,24 +12,24 @@ import { parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } from "./small-for
  */
 
 /** The declared Content-Length when it is a plain number, else `null`. */
-function declaredLength(request: IncomingRequest): number | null {
+function declaredLength(request: Request): number | null {
   const declared = request.headers.get("content-length")?.trim();
   return declared !== undefined && /^\d+$/.test(declared) ? Number(declared) : null;
 }
 
-export function assertDeclaredSize(request: IncomingRequest, maxBytes: number): void {
+export function assertDeclaredSize(request: Request, maxBytes: number): void {
   const declared = declaredLength(request);
   if (declared !== null && declared > maxBytes) throw tooLarge(maxBytes);
 }
 
 /** The media type without parameters, lowercased; `null` when absent. */
-export function mediaType(request: IncomingRequest): string | null {
+export function mediaType(request: Request): string | null {
   const value = request.headers.get("content-type");
   const type = value?.split(";")[0]?.trim().toLowerCase();
   return type ? type : null;
 }
 
-export function assertMediaType(request: IncomingRequest, expected: string): void {
+export function assertMediaType(request: Request, expected: string): void {
   if (mediaType(request) !== expected) {
     throw new ApiError("unsupported_media_type", `Send the request as ${expected}.`);
   }
@@ -41,7 +40,7 @@ function tooLarge(maxBytes: number): ApiError {
 }
 
 /** Yields the body's chunks, failing with 413 as soon as more than `maxBytes` have arrived. */
-async function* countedChunks(request: IncomingRequest, maxBytes: number): AsyncGenerator<Uint8Array> {
+async function* countedChunks(request: Request, maxBytes: number): AsyncGenerator<Uint8Array> {
   if (!request.body) return;
   const reader = request.body.getReader();
   let received = 0;
@@ -70,7 +69,7 @@ async function* countedChunks(request: IncomingRequest, maxBytes: number): Async
  * (closed the tab, lost its network). Nobody waits for an answer and nothing is stored; this is no
  * bug, so it is one info line (never the client's address) and a quiet 400, not the 500 path.
  */
-function clientWentAway(request: IncomingRequest, received: number, cause: unknown): ApiError {
+function clientWentAway(request: Request, received: number, cause: unknown): ApiError {
   const path = new URL(request.url).pathname;
   console.info(`[api] ${path}: the client went away after sending ${formatBytes(received)} of its body`);
   const message = "The request body could not be read: the connection closed before it ended.";
@@ -81,7 +80,7 @@ function clientWentAway(request: IncomingRequest, received: number, cause: unkno
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** The whole body as UTF-8 text, under the cap; a body that is not UTF-8 is 400, never altered with U+FFFD. */
-export async function readText(request: IncomingRequest, maxBytes: number): Promise<string> {
+export async function readText(request: Request, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of countedChunks(request, maxBytes)) chunks.push(chunk);
   try {
@@ -151,7 +150,7 @@ const PARAM_CHARSET = "utf8";
  * opened the sinks removes what they hold when the request fails (this throws at any point).
  */
 export async function readMultipart(
-  request: IncomingRequest,
+  request: Request,
   limits: MultipartLimits,
   openSink: OpenFileSink | null = null,
 ): Promise<MultipartForm> {

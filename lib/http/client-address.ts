@@ -1,6 +1,5 @@
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { isIP } from "node:net";
-import type { RequestHeaders } from "./incoming";
 
 /**
  * A client address as it is ever stored: HMAC-SHA256 with `IP_HASH_SALT` (hex), the same for a
@@ -23,7 +22,7 @@ function saltKey(salt: string): KeyObject {
  * `X-Forwarded-For` (1: the right-most, which Vercel and a single reverse proxy append). With
  * `hops` 0 the header is ignored; with no usable entry the address is `null` (unknown).
  */
-export function clientAddress(headers: RequestHeaders, hops: number): string | null {
+export function clientAddress(headers: Headers, hops: number): string | null {
   if (hops < 1) return null;
   const entries = (headers.get("x-forwarded-for") ?? "")
     .split(",")

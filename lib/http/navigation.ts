@@ -1,4 +1,3 @@
-import type { IncomingRequest } from "./incoming";
 import { apiTransportSecurityHeaders } from "./security-headers";
 
 /**
@@ -6,7 +5,7 @@ import { apiTransportSecurityHeaders } from "./security-headers";
  * redirect to a page instead of JSON. `fetch` and XHR callers send `Accept: *∕*` or JSON and keep
  * getting the JSON contract.
  */
-export function wantsHtml(request: IncomingRequest): boolean {
+export function wantsHtml(request: Request): boolean {
   return /(^|,)\s*text\/html\s*(;|,|$)/i.test(request.headers.get("accept") ?? "");
 }
 

@@ -1,5 +1,3 @@
-import type { RequestHeaders } from "./incoming";
-
 /**
  * The contact form's cross-origin rule. A request is cross-origin when its `Origin` is present and
  * is none of: the request's own origin, the site's origin, an allowed origin; when `Origin` is the
@@ -7,7 +5,7 @@ import type { RequestHeaders } from "./incoming";
  * A request with neither header (curl, a server) is not cross-origin.
  */
 export function isCrossOrigin(
-  headers: RequestHeaders,
+  headers: Headers,
   allowed: { siteOrigin: string; allowedOrigins: readonly string[] },
 ): boolean {
   const origin = headers.get("origin");
@@ -22,7 +20,7 @@ export function isCrossOrigin(
 }
 
 /** Scheme and host the client addressed, as the proxy in front reports them, else from `Host`. */
-export function requestOrigin(headers: RequestHeaders): string | null {
+export function requestOrigin(headers: Headers): string | null {
   const host = firstEntry(headers.get("x-forwarded-host")) ?? headers.get("host");
   if (!host) return null;
   const proto = firstEntry(headers.get("x-forwarded-proto")) ?? "http";

@@ -2,7 +2,6 @@ import { enforceRateLimit, type RateLimiter } from "../ratelimit";
 import { assertDeclaredSize, assertMediaType, mediaType, readText } from "./body";
 import { clientAddress, rateLimitSubject } from "./client-address";
 import { ApiError, errorResponse, json, toApiError } from "./errors";
-import type { IncomingRequest } from "./incoming";
 import { seeOther, wantsHtml } from "./navigation";
 import { isCrossOrigin } from "./origin";
 
@@ -42,8 +41,8 @@ export interface PublicRouteSettings<S extends PublicRouteServices> {
 }
 
 /** What the handler is given: the shared steps' results. */
-export interface PublicRequest<S, R extends IncomingRequest = IncomingRequest> {
-  request: R;
+export interface PublicRequest<S> {
+  request: Request;
   services: S;
   /** The client's address as the trusted proxies report it; `null` when unknown. */
   address: string | null;
@@ -61,15 +60,12 @@ export interface PublicAnswer {
   location?: string;
 }
 
-/**
- * A `POST` handler that runs the shared steps with `settings`, then `handle`: an App Router route's
- * `POST`, or behind `nodePost` a Pages API route's (`R` is what `handle` needs of the request).
- */
-export function publicRoute<S extends PublicRouteServices, R extends IncomingRequest = IncomingRequest>(
+/** A `POST` handler that runs the shared steps with `settings`, then `handle`. */
+export function publicRoute<S extends PublicRouteServices>(
   settings: PublicRouteSettings<S>,
-  handle: (input: PublicRequest<S, R>) => Promise<PublicAnswer>,
-): (request: R) => Promise<Response> {
-  return async function POST(request: R): Promise<Response> {
+  handle: (input: PublicRequest<S>) => Promise<PublicAnswer>,
+): (request: Request) => Promise<Response> {
+  return async function POST(request: Request): Promise<Response> {
     let navigating = wantsHtml(request);
     let rateLimitHeaders: Record<string, string> = {};
     try {

@@ -1,4 +1,3 @@
-import { spentBuffers } from "../spent-buffers";
 import { withinDeadline } from "./deadline";
 import type { SpoolFile } from "./spool";
 import { SendOnceStream } from "./streams";
@@ -44,7 +43,6 @@ const SPOOL_READ_BYTES = 64 * 1024;
  * A spool file's bytes, one chunk read per pull: the next is read only once the HTTP client has
  * taken the last (Node 20's file streams and file-backed Blobs read ahead far more under load),
  * and none is kept once sent (`SendOnceStream`). A retry reads the file again from the start.
- * Each chunk is counted for `spentBuffers`, which frees spent ones sooner than V8 would.
  */
 export function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
   let position = 0;
@@ -53,17 +51,9 @@ export function spoolStream(spool: SpoolFile): ReadableStream<Uint8Array> {
       async pull(controller) {
         const chunk = new Uint8Array(SPOOL_READ_BYTES);
         const count = await spool.read(chunk, position);
-        if (count === 0) {
-          spentBuffers.bodyEnded();
-          return controller.close();
-        }
-        spentBuffers.chunkRead(count);
+        if (count === 0) return controller.close();
         position += count;
         controller.enqueue(chunk.subarray(0, count));
-      },
-      // A send broken off (a put that failed or timed out) ends the body too.
-      cancel() {
-        spentBuffers.bodyEnded();
       },
     },
     { highWaterMark: 0 },

@@ -24,8 +24,8 @@ const CPU_TARGETS: { key: RouteKey; label: string; max: number }[] = [
  * Peak RSS above idle over the bytes in flight, 32 concurrent 1 MiB uploads on a warmed server:
  * one that has taken the same burst once, as every route is warmed before it is measured (median
  * of the runs). A fresh process's first burst is reported beside it: most of it is the runtime
- * growing to its working size (the heap, and up to 8 MiB of spent request buffers between the
- * collections `lib/spent-buffers.ts` runs), paid once per process, not per upload.
+ * growing to its working size (the heap, and the spent request buffers V8 has not yet collected),
+ * paid once per process, not per upload.
  */
 const UPLOAD_MEMORY_TARGET = 0.25;
 

@@ -192,9 +192,8 @@ describe("POST /api/contact: refusals", () => {
     expect(response.status).toBe(405);
   });
 
-  // /api/contact and /api/newsletter are Pages API routes (lib/http/node-post.ts); every other
-  // method must be answered as Next answers it for an App Router route exporting only POST, such
-  // as /api/contact/upload: the contract leaves 405 to Next.
+  // Every route handler exports only POST: every other method is answered by Next, the same on
+  // each of them (the contract leaves 405 to Next).
   it.each(["GET", "HEAD", "PUT", "PATCH", "DELETE", "OPTIONS"])(
     "answers %s on /api/contact and /api/newsletter as Next does for a POST-only route handler",
     async (method) => {

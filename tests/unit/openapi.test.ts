@@ -44,34 +44,8 @@ function property(schemaName: string, name: string): Json {
   return (schema(schemaName).properties as Record<string, Json>)[name] ?? {};
 }
 
-/**
- * Every `app/**∕route.ts` under `app/api`, as `METHOD /url/path`, from the functions it exports;
- * and every Pages API route under `pages/api`, whose one method is `nodePost`'s POST.
- */
+/** Every `app/**∕route.ts` under `app/api`, as `METHOD /url/path`, from the functions it exports. */
 async function routeHandlers(): Promise<string[]> {
-  return [...(await appRouteHandlers()), ...(await pagesApiRoutes())].sort();
-}
-
-async function pagesApiRoutes(): Promise<string[]> {
-  const entries = await readdir(join(ROOT, "pages", "api"), { recursive: true, withFileTypes: true });
-  const handlers: string[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile() || !/\.(ts|tsx|js)$/.test(entry.name)) continue;
-    const source = await readFile(join(entry.parentPath, entry.name), "utf8");
-    if (!/export\s+default\s+nodePost\(/.test(source)) throw new Error(`${entry.name}: not a nodePost route`);
-    const file = relative(join(ROOT, "pages"), join(entry.parentPath, entry.name));
-    handlers.push(
-      `POST /${file
-        .split(sep)
-        .join("/")
-        .replace(/\.(ts|tsx|js)$/, "")
-        .replace(/\/index$/, "")}`,
-    );
-  }
-  return handlers;
-}
-
-async function appRouteHandlers(): Promise<string[]> {
   const apiDir = join(ROOT, "app", "api");
   const entries = await readdir(apiDir, { recursive: true, withFileTypes: true });
   const handlers: string[] = [];
@@ -129,7 +103,7 @@ describe("docs/openapi.json", () => {
 });
 
 describe("the OpenAPI document", () => {
-  it("describes every exported handler under app/api and pages/api, and nothing else", async () => {
+  it("describes every exported handler under app/api, and nothing else", async () => {
     const documented = operations(document)
       .map(([name]) => name)
       .sort();

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 const root = resolve(__dirname, "../..");
 
 /** The folders the room map covers, each with every folder under it. */
-const MAPPED_ROOTS = ["app", "pages", "lib", "components", "scripts"];
+const MAPPED_ROOTS = ["app", "lib", "components", "scripts"];
 
 /** Every folder under `folder` (itself included), as repository paths with a trailing slash. */
 function foldersUnder(folder: string): string[] {
@@ -42,7 +42,7 @@ function folderOf(path: string): string {
 }
 
 describe("the room map in docs/development.md", () => {
-  it("has a line of its own for every folder under app/, pages/, lib/, components/ and scripts/", () => {
+  it("has a line of its own for every folder under app/, lib/, components/ and scripts/", () => {
     const named = roomMapLines()
       .map(pathOf)
       .filter((path) => path !== null)

@@ -10,7 +10,7 @@ import { requireHuman, tokenFromJson } from "@/lib/verification";
  * store, under `staging/`, ahead of the form (`@vercel/blob/client`'s token request). Only with
  * the Blob inbox; elsewhere 404 `upload_unavailable`.
  */
-export const POST = publicRoute<Services, Request>(
+export const POST = publicRoute(
   {
     services: getServices,
     assertOffered: blobInboxToken,
