@@ -15,6 +15,7 @@ export interface BenchSettings {
   skipThroughput: boolean;
   skipSecondary: boolean;
   skipMemory: boolean;
+  skipColdStart: boolean;
   skipInbox: boolean;
   output: string;
 }
@@ -42,6 +43,7 @@ export function readSettings(): BenchSettings {
       "skip-throughput": { type: "boolean", default: false },
       "skip-secondary": { type: "boolean", default: false },
       "skip-memory": { type: "boolean", default: false },
+      "skip-cold-start": { type: "boolean", default: false },
       "skip-inbox": { type: "boolean", default: false },
       output: { type: "string", default: "bench/results.json" },
     },
@@ -57,6 +59,7 @@ export function readSettings(): BenchSettings {
     skipThroughput: flags["skip-throughput"],
     skipSecondary: flags["skip-secondary"],
     skipMemory: flags["skip-memory"],
+    skipColdStart: flags["skip-cold-start"],
     skipInbox: flags["skip-inbox"],
     output: flags.output,
   };

@@ -1,3 +1,4 @@
+import type { ColdStartSummary } from "./cold-start";
 import type { MemoryResult } from "./memory";
 import type { OversizeResult } from "./oversize";
 import { fixed, mib } from "./report";
@@ -12,13 +13,19 @@ export interface Target {
   met: boolean;
 }
 
-/** The issue 33 targets: each route's CPU time per request over its own server's health's. */
+/**
+ * Each route's CPU time per request over its own server's health's, every one an App Router route
+ * handler: guard rails for an honest route handler (issue 43), never a reason to leave the card.
+ */
 const CPU_TARGETS: { key: RouteKey; label: string; max: number }[] = [
-  { key: "contact", label: "contact, embedded defaults", max: 1.6 },
-  { key: "newsletter", label: "newsletter, embedded defaults", max: 1.1 },
-  { key: "contactPart2", label: "contact, Turnstile + acknowledgment", max: 3.0 },
-  { key: "newsletterPart2", label: "newsletter, Turnstile + double opt-in", max: 2.5 },
+  { key: "contact", label: "contact, embedded defaults", max: 2.0 },
+  { key: "newsletter", label: "newsletter, embedded defaults", max: 2.0 },
+  { key: "contactPart2", label: "contact, Turnstile + acknowledgment", max: 5.0 },
+  { key: "newsletterPart2", label: "newsletter, Turnstile + double opt-in", max: 4.0 },
 ];
+
+/** A form post's first answer on a fresh server over health's first answer on another. */
+const COLD_START_TARGET = 1.5;
 
 /**
  * Peak RSS above idle over the bytes in flight, 32 concurrent 1 MiB uploads on a warmed server:
@@ -35,6 +42,7 @@ export function targets(
   memory1MiBAgain: readonly MemoryResult[],
   memory: readonly MemoryResult[],
   oversize: OversizeResult | null,
+  coldStart: ColdStartSummary | null,
 ): Target[] {
   const list: Target[] = [];
   for (const { key, label, max } of CPU_TARGETS) {
@@ -47,6 +55,19 @@ export function targets(
         `${fixed(route.cpuMsPerRequest, 2)} ms a request)`,
       met: route.vsHealth <= max,
     });
+  }
+  if (coldStart) {
+    for (const route of ["contact", "newsletter"] as const) {
+      const ratio = coldStart.vsHealth[route];
+      const runs = coldStart.runs.filter((each) => each.route === route);
+      list.push({
+        target: `cold start: POST /api/${route}'s first answer <= ${fixed(COLD_START_TARGET, 1)}x GET /api/health's`,
+        measured:
+          `${fixed(ratio, 2)}x (medians ${fixed(coldStart.medianMs[route], 0)} ms against ${fixed(coldStart.medianMs.health, 0)} ms; ` +
+          `runs ${runs.map((each) => fixed(each.firstAnswerMs, 0)).join(", ")} ms)`,
+        met: ratio <= COLD_START_TARGET && runs.every((each) => each.status === 200),
+      });
+    }
   }
   if (memory1MiBAgain.length > 0) {
     const first = memory1MiBAgain[0] as MemoryResult;

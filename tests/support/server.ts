@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -37,11 +37,18 @@ export interface StartOptions {
    * server keeps its pid), e.g. `["prlimit", "--fsize=1048576"]` to run it under a file-size limit.
    */
   launcher?: readonly string[];
+  /**
+   * What "started" means: `health` (the default) waits until `/api/health` answers; `ready` only
+   * until `next start` says it is ready and takes a connection, so no route has been loaded yet
+   * (the cold-start bench).
+   */
+  readiness?: "health" | "ready";
 }
 
 /**
  * Starts the built app with `next start` on a free port, with only the given variables set
- * (plus PATH and HOME), and waits until it answers `/api/health`.
+ * (plus PATH and HOME), and waits until it answers `/api/health` (or, with `readiness: "ready"`,
+ * until it says it is ready and takes a connection).
  */
 export async function startApp(
   env: Record<string, string> = {},
@@ -74,17 +81,29 @@ export async function startApp(
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilReady(child, url, () => output);
+  await waitUntilReady(child, url, () => output, options.readiness ?? "health");
   return { url, port, pid: child.pid ?? 0, output: () => output, stop: () => stopProcess(child) };
 }
 
-async function waitUntilReady(child: ChildProcess, url: string, output: () => string): Promise<void> {
+async function waitUntilReady(
+  child: ChildProcess,
+  url: string,
+  output: () => string,
+  readiness: "health" | "ready",
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(`next start exited with ${child.exitCode}:\n${output()}`);
     }
     try {
+      if (readiness === "ready") {
+        if (/\bReady in\b/.test(output())) {
+          await connects(new URL(url));
+          return;
+        }
+        throw new Error("not ready yet");
+      }
       const response = await fetch(`${url}/api/health`);
       if (response.ok) return;
     } catch {
@@ -94,6 +113,18 @@ async function waitUntilReady(child: ChildProcess, url: string, output: () => st
   }
   await stopProcess(child);
   throw new Error(`next start did not answer within 60 s:\n${output()}`);
+}
+
+/** Resolves once a TCP connection to `url`'s host and port opens (and closes it); rejects otherwise. */
+function connects(url: URL): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve();
+    });
+    socket.once("error", reject);
+  });
 }
 
 export async function stopProcess(child: ChildProcess): Promise<void> {
