@@ -1,4 +1,3 @@
-import { handleUpload } from "@vercel/blob/client";
 import { formatBytes } from "../format";
 import { ApiError, validationFailed } from "../http/errors";
 import {
@@ -91,6 +90,8 @@ export async function issueUploadToken(
   readWriteToken: string,
   now = Date.now(),
 ): Promise<string> {
+  // Loaded here, not with the routes: only the Blob inbox's upload route ever asks for a token.
+  const { handleUpload } = await import("@vercel/blob/client");
   const result = await handleUpload({
     token: readWriteToken,
     request,

@@ -1,8 +1,9 @@
-import { Client, Receiver } from "@upstash/qstash";
+import type { Client, Receiver } from "@upstash/qstash";
 import { z } from "zod";
 import { CHANNEL_NAMES } from "../notify";
 import type { RetryPublisher } from "./deliveries";
 import type { DueRecord, Target } from "./types";
+import { loadOnce } from "../load-once";
 
 /** Upstash QStash as the config gives it. */
 export interface QStashSettings {
@@ -27,24 +28,28 @@ const PUBLISH_RETRIES = 2;
  * the attempt, so a publish the client repeats after a lost answer is one message.
  */
 export class QStashPublisher implements RetryPublisher {
-  private readonly client: Client;
+  private readonly client: () => Promise<Client>;
 
   constructor(
     settings: QStashSettings,
     private readonly destination: string,
   ) {
-    this.client = new Client({
-      // Never the SDK's local dev server, whatever QSTASH_DEV says: this is the configured QStash.
-      devMode: false,
-      token: settings.token,
-      ...(settings.url ? { baseUrl: settings.url } : {}),
-      retry: { retries: PUBLISH_RETRIES, backoff: (count) => 200 * 2 ** count },
+    this.client = loadOnce(async () => {
+      const { Client } = await import("@upstash/qstash");
+      return new Client({
+        // Never the SDK's local dev server, whatever QSTASH_DEV says: this is the configured QStash.
+        devMode: false,
+        token: settings.token,
+        ...(settings.url ? { baseUrl: settings.url } : {}),
+        retry: { retries: PUBLISH_RETRIES, backoff: (count) => 200 * 2 ** count },
+      });
     });
   }
 
   async publish(due: DueRecord): Promise<void> {
     const delay = Math.max(0, Math.ceil((Date.parse(due.dueAt) - Date.now()) / 1000));
-    await this.client.publishJSON({
+    const client = await this.client();
+    await client.publishJSON({
       url: this.destination,
       body: { reference: due.reference, channel: due.channel },
       delay,
@@ -91,24 +96,28 @@ export type RetryMessage =
  * destination (signed with the current or the next key), then read as `{ reference, channel }`.
  */
 export class RetryMessages {
-  private readonly receiver: Receiver;
+  private readonly receiver: () => Promise<Receiver>;
 
   constructor(
     settings: QStashSettings,
     private readonly destination: string,
   ) {
-    this.receiver = new Receiver({
-      // Never the SDK's published dev keys, whatever QSTASH_DEV says: anyone could sign with those.
-      devMode: false,
-      currentSigningKey: settings.currentSigningKey,
-      nextSigningKey: settings.nextSigningKey,
+    this.receiver = loadOnce(async () => {
+      const { Receiver } = await import("@upstash/qstash");
+      return new Receiver({
+        // Never the SDK's published dev keys, whatever QSTASH_DEV says: anyone could sign with those.
+        devMode: false,
+        currentSigningKey: settings.currentSigningKey,
+        nextSigningKey: settings.nextSigningKey,
+      });
     });
   }
 
   async read(signature: string | null, body: string): Promise<RetryMessage> {
     if (!signature) return { valid: false, why: "signature" };
+    const receiver = await this.receiver();
     try {
-      const verified = await this.receiver.verify({
+      const verified = await receiver.verify({
         signature,
         body,
         url: this.destination,

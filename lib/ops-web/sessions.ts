@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Redis } from "@upstash/redis";
+import type { RedisClient } from "../ratelimit/upstash";
 import { createIfAbsent, type ObjectStore, StoreUnavailableError } from "../store";
 
 /**
@@ -85,7 +85,7 @@ async function redisCall<T>(work: () => Promise<T>): Promise<T> {
 export class RedisSessionStore implements SessionStore, SpentLinks {
   readonly driver = "redis";
 
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   private key(idHash: string): string {
     return `intake:ops:session:${idHash}`;
@@ -98,7 +98,7 @@ export class RedisSessionStore implements SessionStore, SpentLinks {
 
   async save(idHash: string, session: OpsSession, ttlSeconds: number): Promise<void> {
     const index = this.index(session.email);
-    const writes = this.redis.multi();
+    const writes = (await this.redis()).multi();
     writes.set(this.key(idHash), JSON.stringify(session), { ex: ttlSeconds });
     writes.sadd(index, idHash);
     // Every session ends within its 12 hours, the newest last: the index outlives them all.
@@ -108,32 +108,36 @@ export class RedisSessionStore implements SessionStore, SpentLinks {
 
   async find(idHash: string): Promise<OpsSession | null> {
     // The client decodes JSON values itself: ask for the raw string back.
-    const value = await redisCall(() => this.redis.get<unknown>(this.key(idHash)));
+    const redis = await this.redis();
+    const value = await redisCall(() => redis.get<unknown>(this.key(idHash)));
     return parseSession(value === null ? null : typeof value === "string" ? value : JSON.stringify(value));
   }
 
   async touch(idHash: string, session: OpsSession, ttlSeconds: number): Promise<boolean> {
+    const redis = await this.redis();
     const answer = await redisCall(() =>
-      this.redis.set(this.key(idHash), JSON.stringify(session), { xx: true, ex: ttlSeconds }),
+      redis.set(this.key(idHash), JSON.stringify(session), { xx: true, ex: ttlSeconds }),
     );
     return answer === "OK";
   }
 
   async end(idHash: string, email: string): Promise<void> {
-    const writes = this.redis.multi();
+    const writes = (await this.redis()).multi();
     writes.del(this.key(idHash));
     writes.srem(this.index(email), idHash);
     await redisCall(() => writes.exec());
   }
 
   async sessionsOf(email: string): Promise<string[]> {
-    const members = await redisCall(() => this.redis.smembers<unknown[]>(this.index(email)));
+    const redis = await this.redis();
+    const members = await redisCall(() => redis.smembers<unknown[]>(this.index(email)));
     return members.map(String).filter((member) => SESSION_HASH.test(member));
   }
 
   async spend(jti: string, ttlSeconds: number): Promise<boolean> {
+    const redis = await this.redis();
     const answer = await redisCall(() =>
-      this.redis.set(`intake:ops:spent:${jti}`, "1", { nx: true, ex: ttlSeconds }),
+      redis.set(`intake:ops:spent:${jti}`, "1", { nx: true, ex: ttlSeconds }),
     );
     return answer === "OK";
   }

@@ -1,8 +1,13 @@
 import { randomBytes } from "node:crypto";
-import type { Redis } from "@upstash/redis";
 import { OutageLog } from "./outage";
 import type { Cooldown, CooldownClaim } from "./types";
-import { DEFAULT_SUBJECT_KEY, describeRedisFailure, describeRedisProblem, subjectKey } from "./upstash";
+import {
+  DEFAULT_SUBJECT_KEY,
+  describeRedisFailure,
+  describeRedisProblem,
+  type RedisClient,
+  subjectKey,
+} from "./upstash";
 
 /**
  * `Cooldown.claim` could not tell whether a window is open (Redis failed or was slow): unlike
@@ -89,7 +94,7 @@ export class UpstashCooldown implements Cooldown {
   private readonly outage: OutageLog;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     policy: string,
     private readonly windowMs: number,
     options: UpstashCooldownOptions = {},
@@ -109,7 +114,7 @@ export class UpstashCooldown implements Cooldown {
     const id = randomBytes(12).toString("hex");
     let answer: unknown;
     try {
-      answer = await this.redis.set(key, id, { nx: true, px: this.windowMs });
+      answer = await (await this.redis()).set(key, id, { nx: true, px: this.windowMs });
     } catch (error) {
       const problem = describeRedisProblem(error);
       this.outage.failed(problem);
@@ -120,7 +125,7 @@ export class UpstashCooldown implements Cooldown {
     return {
       release: async () => {
         try {
-          await this.redis.eval(RELEASE_SCRIPT, [key], [id]);
+          await (await this.redis()).eval(RELEASE_SCRIPT, [key], [id]);
         } catch (error) {
           // The window then runs its course: the next attempt waits, nothing worse.
           console.warn(

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
-import { Ratelimit } from "@upstash/ratelimit";
-import { Redis } from "@upstash/redis";
+import type { Ratelimit } from "@upstash/ratelimit";
+import type { Redis } from "@upstash/redis";
+import { loadOnce } from "../load-once";
 import type { RateLimitRule } from "../config";
 import { type FailureMode, OutageLog } from "./outage";
 import type { RateLimitDecision, RateLimiter } from "./types";
@@ -28,6 +29,9 @@ export function subjectKey(subject: string, secret: string, domain = "ratelimit"
   return createHmac("sha256", secret).update(`${domain}:${subject}`).digest("hex").slice(0, 32);
 }
 
+/** The Upstash Redis client, made (and `@upstash/redis` loaded) at its first use. */
+export type RedisClient = () => Promise<Redis>;
+
 /**
  * One client per process for every limiter. Each REST call carries its own abort signal (the
  * client's default is no bound at all) and is retried once on a network error (the default
@@ -36,13 +40,16 @@ export function subjectKey(subject: string, secret: string, domain = "ratelimit"
 export function createRedisClient(
   redis: { url: string; token: string },
   timeoutMs: number = REDIS_TIMEOUT_MS,
-): Redis {
-  return new Redis({
-    url: redis.url,
-    token: redis.token,
-    retry: { retries: 1, backoff: () => 50 },
-    signal: () => AbortSignal.timeout(timeoutMs),
-    enableTelemetry: false,
+): RedisClient {
+  return loadOnce(async () => {
+    const { Redis } = await import("@upstash/redis");
+    return new Redis({
+      url: redis.url,
+      token: redis.token,
+      retry: { retries: 1, backoff: () => 50 },
+      signal: () => AbortSignal.timeout(timeoutMs),
+      enableTelemetry: false,
+    });
   });
 }
 
@@ -70,14 +77,19 @@ export interface UpstashRateLimiterOptions {
 export class UpstashRateLimiter implements RateLimiter {
   readonly driver = "upstash";
   readonly prefix: string;
-  private readonly ratelimit: Ratelimit;
+  private readonly ratelimit: () => Promise<Ratelimit>;
   private readonly rule: RateLimitRule;
   private readonly subjectSecret: string;
   private readonly now: () => number;
   private readonly outage: OutageLog;
   private readonly failure: FailureMode;
 
-  constructor(redis: Redis, policy: string, rule: RateLimitRule, options: UpstashRateLimiterOptions = {}) {
+  constructor(
+    redis: RedisClient,
+    policy: string,
+    rule: RateLimitRule,
+    options: UpstashRateLimiterOptions = {},
+  ) {
     this.rule = rule;
     this.prefix = `intake:ratelimit:${policy}`;
     this.subjectSecret = options.subjectSecret ?? DEFAULT_SUBJECT_KEY;
@@ -85,24 +97,28 @@ export class UpstashRateLimiter implements RateLimiter {
     this.failure = options.failClosed ? "closed" : "open";
     const warn = options.warn ?? ((message: string) => console.warn(message));
     this.outage = new OutageLog(this.prefix, warn, this.now, this.failure);
-    this.ratelimit = new Ratelimit({
-      redis,
-      prefix: this.prefix,
-      limiter: Ratelimit.slidingWindow(rule.limit, `${rule.windowMs} ms`),
-      // Answers `success: true, reason: "timeout"` when Redis has not answered by then.
-      timeout: options.timeoutMs ?? REDIS_TIMEOUT_MS,
-      // The in-process cache of refused subjects grows without bound under spoofed addresses,
-      // and it would answer for Redis: every decision comes from the shared state instead.
-      ephemeralCache: false,
-      analytics: false,
-      enableProtection: false,
-      enableTelemetry: false,
+    this.ratelimit = loadOnce(async () => {
+      const [{ Ratelimit }, client] = await Promise.all([import("@upstash/ratelimit"), redis()]);
+      return new Ratelimit({
+        redis: client,
+        prefix: this.prefix,
+        limiter: Ratelimit.slidingWindow(rule.limit, `${rule.windowMs} ms`),
+        // Answers `success: true, reason: "timeout"` when Redis has not answered by then.
+        timeout: options.timeoutMs ?? REDIS_TIMEOUT_MS,
+        // The in-process cache of refused subjects grows without bound under spoofed addresses,
+        // and it would answer for Redis: every decision comes from the shared state instead.
+        ephemeralCache: false,
+        analytics: false,
+        enableProtection: false,
+        enableTelemetry: false,
+      });
     });
   }
 
   async consume(subject: string): Promise<RateLimitDecision> {
     try {
-      const result = await this.ratelimit.limit(subjectKey(subject, this.subjectSecret));
+      const ratelimit = await this.ratelimit();
+      const result = await ratelimit.limit(subjectKey(subject, this.subjectSecret));
       if (result.reason === "timeout") return this.unchecked(REDIS_TOO_SLOW);
       this.outage.answered();
       return {

@@ -1,4 +1,4 @@
-import { BlobError, BlobServiceNotAvailable, BlobUnknownError } from "@vercel/blob";
+import { loadedVercelBlob, loadVercelBlob, type VercelBlob } from "./blob-sdk";
 import { withinDeadline } from "./deadline";
 import { type StoreCallOptions, StoreUnavailableError } from "./types";
 
@@ -27,8 +27,10 @@ const FIRST_RETRY_MS = 250;
 
 /** A store that answered 5xx, or could not be reached: worth another attempt while time is left. */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof BlobServiceNotAvailable || error instanceof BlobUnknownError) return true;
-  return error instanceof TypeError && !(error instanceof BlobError);
+  const sdk = loadedVercelBlob();
+  if (sdk === null) return false;
+  if (error instanceof sdk.BlobServiceNotAvailable || error instanceof sdk.BlobUnknownError) return true;
+  return error instanceof TypeError && !(error instanceof sdk.BlobError);
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
@@ -58,7 +60,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export async function blobCall<T>(
   action: string,
   options: StoreCallOptions,
-  work: (abortSignal: AbortSignal) => Promise<T>,
+  work: (sdk: VercelBlob, abortSignal: AbortSignal) => Promise<T>,
   { callTimeoutMs, lateWriteLimitMs, lateWriteGraceMs }: BlobCallLimits,
   { write = false, passThrough = () => false }: CallKind = {},
 ): Promise<T> {
@@ -71,7 +73,7 @@ export async function blobCall<T>(
   if (options.signal?.aborted) giveUp();
   options.signal?.addEventListener("abort", giveUp, { once: true });
   let abandoned = false;
-  const attempt = () => {
+  const attempt = (sdk: VercelBlob) => {
     const controller = new AbortController();
     const life = setTimeout(
       () => {
@@ -82,15 +84,16 @@ export async function blobCall<T>(
     );
     const cancel = () => controller.abort();
     if (!write) answerBy.addEventListener("abort", cancel, { once: true });
-    return work(controller.signal).finally(() => {
+    return work(sdk, controller.signal).finally(() => {
       clearTimeout(life);
       answerBy.removeEventListener("abort", cancel);
     });
   };
   const attempts = async () => {
+    const sdk = await loadVercelBlob();
     for (let wait = FIRST_RETRY_MS; ; wait *= 2) {
       try {
-        return await attempt();
+        return await attempt(sdk);
       } catch (error) {
         if (!isRetryable(error) || answerBy.aborted) throw error;
       }

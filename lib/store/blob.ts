@@ -1,16 +1,7 @@
-import {
-  BlobError,
-  BlobNotFoundError,
-  BlobPreconditionFailedError,
-  copy,
-  del,
-  get,
-  list,
-  put,
-} from "@vercel/blob";
 import { tmpdir } from "node:os";
 import { readAtMost, spooled, spoolStream, toBlob } from "./blob-bodies";
 import { blobCall, type BlobCallLimits, type CallKind } from "./blob-call";
+import { loadedVercelBlob, type VercelBlob } from "./blob-sdk";
 import { removeAbandonedSpools, SpoolFile } from "./spool";
 import { limitStream } from "./streams";
 import {
@@ -78,7 +69,7 @@ export class BlobStore implements ObjectStore {
     await this.call(
       `write ${path}`,
       options,
-      (abortSignal) =>
+      ({ put }, abortSignal) =>
         put(path, toBlob(body, contentType), this.writeOptions(contentType, true, abortSignal)),
       { write: true },
     );
@@ -114,7 +105,8 @@ export class BlobStore implements ObjectStore {
         await this.call(
           `write ${path}`,
           options,
-          (abortSignal) => put(path, spoolStream(spool), this.writeOptions(contentType, true, abortSignal)),
+          ({ put }, abortSignal) =>
+            put(path, spoolStream(spool), this.writeOptions(contentType, true, abortSignal)),
           { write: true },
         );
         await spool.remove();
@@ -136,7 +128,7 @@ export class BlobStore implements ObjectStore {
       await this.call(
         `create ${path}`,
         options,
-        (abortSignal) =>
+        ({ put }, abortSignal) =>
           put(path, toBlob(body, contentType), this.writeOptions(contentType, false, abortSignal)),
         { write: true, passThrough: isAlreadyExists },
       );
@@ -185,7 +177,7 @@ export class BlobStore implements ObjectStore {
     options: StoreCallOptions = {},
   ): Promise<boolean> {
     assertObjectPath(path);
-    return this.conditional(`write ${path}`, options, (abortSignal) =>
+    return this.conditional(`write ${path}`, options, ({ put }, abortSignal) =>
       put(path, toBlob(body, contentType), {
         ...this.writeOptions(contentType, true, abortSignal),
         ifMatch: version,
@@ -195,7 +187,7 @@ export class BlobStore implements ObjectStore {
 
   async deleteIfVersion(path: string, version: string, options: StoreCallOptions = {}): Promise<boolean> {
     assertObjectPath(path);
-    return this.conditional(`delete ${path}`, options, (abortSignal) =>
+    return this.conditional(`delete ${path}`, options, ({ del }, abortSignal) =>
       del(path, { token: this.token, abortSignal, ifMatch: version }),
     );
   }
@@ -206,7 +198,7 @@ export class BlobStore implements ObjectStore {
     await this.call(
       `copy ${from} to ${to}`,
       options,
-      (abortSignal) => copy(from, to, this.writeOptions(contentType, true, abortSignal)),
+      ({ copy }, abortSignal) => copy(from, to, this.writeOptions(contentType, true, abortSignal)),
       { write: true },
     );
   }
@@ -216,7 +208,7 @@ export class BlobStore implements ObjectStore {
     await this.call(
       `delete ${path}`,
       options,
-      (abortSignal) => del(path, { token: this.token, abortSignal }),
+      ({ del }, abortSignal) => del(path, { token: this.token, abortSignal }),
       { write: true },
     );
   }
@@ -225,7 +217,7 @@ export class BlobStore implements ObjectStore {
     assertObjectPrefix(prefix);
     let cursor: string | undefined;
     do {
-      const page = await this.call(`list ${prefix || "the inbox"}`, options, (abortSignal) =>
+      const page = await this.call(`list ${prefix || "the inbox"}`, options, ({ list }, abortSignal) =>
         list({
           ...(prefix === "" ? {} : { prefix }),
           ...(cursor === undefined ? {} : { cursor }),
@@ -248,7 +240,7 @@ export class BlobStore implements ObjectStore {
   private async conditional(
     action: string,
     options: StoreCallOptions,
-    work: (abortSignal: AbortSignal) => Promise<unknown>,
+    work: (sdk: VercelBlob, abortSignal: AbortSignal) => Promise<unknown>,
   ): Promise<boolean> {
     try {
       await this.call(action, options, work, { write: true, passThrough: isStaleVersion });
@@ -269,7 +261,7 @@ export class BlobStore implements ObjectStore {
     return this.call(
       `read ${path}`,
       options,
-      async (abortSignal) => {
+      async ({ get }, abortSignal) => {
         // Private blobs are read from the store's own host with the token; `useCache: false` reads
         // the latest write instead of a copy cached at the edge.
         const result = await get(path, {
@@ -301,7 +293,7 @@ export class BlobStore implements ObjectStore {
   private call<T>(
     action: string,
     options: StoreCallOptions,
-    work: (abortSignal: AbortSignal) => Promise<T>,
+    work: (sdk: VercelBlob, abortSignal: AbortSignal) => Promise<T>,
     kind: CallKind = {},
   ): Promise<T> {
     return blobCall(action, options, work, this.limits, kind);
@@ -310,7 +302,11 @@ export class BlobStore implements ObjectStore {
 
 /** A conditional write refused because the blob changed, or is gone. */
 function isStaleVersion(error: unknown): boolean {
-  return error instanceof BlobPreconditionFailedError || error instanceof BlobNotFoundError;
+  const sdk = loadedVercelBlob();
+  return (
+    sdk !== null &&
+    (error instanceof sdk.BlobPreconditionFailedError || error instanceof sdk.BlobNotFoundError)
+  );
 }
 
 /**
@@ -318,8 +314,10 @@ function isStaleVersion(error: unknown): boolean {
  * two writers race, the loser's conditional write fails as a precondition instead.
  */
 function isAlreadyExists(error: unknown): boolean {
+  const sdk = loadedVercelBlob();
   return (
-    error instanceof BlobPreconditionFailedError ||
-    (error instanceof BlobError && /already exists/i.test(error.message))
+    sdk !== null &&
+    (error instanceof sdk.BlobPreconditionFailedError ||
+      (error instanceof sdk.BlobError && /already exists/i.test(error.message)))
   );
 }

@@ -38,7 +38,7 @@ function fakeRedis(answers: { set?: unknown[]; eval?: unknown[] } = {}) {
       return next(answers.eval, 1);
     },
   };
-  return { redis: client as unknown as Redis, calls };
+  return { redis: async () => client as unknown as Redis, calls };
 }
 
 function collectingWarnings() {
