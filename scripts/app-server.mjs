@@ -8,21 +8,15 @@ import { mkdtemp } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { addCompileHints } from "./compile-hints.mjs";
 
-/**
- * A build as `npm run build` makes it: `next build` when there is none (or `force`), and its chunks
- * marked with the compile hint whoever built them (`npx next build` leaves them unmarked).
- */
+/** `next build` when there is no build yet, or when `force`d. */
 export async function ensureBuild(force) {
-  if (force || !existsSync(".next/BUILD_ID")) {
-    console.log("Building...");
-    const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-      stdio: "inherit",
-    });
-    if (result.status !== 0) process.exit(result.status ?? 1);
-  }
-  await addCompileHints();
+  if (!force && existsSync(".next/BUILD_ID")) return;
+  console.log("Building...");
+  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: "inherit",
+  });
+  if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
 function freePort() {

@@ -2,8 +2,7 @@
  * `npm run lighthouse`: audits the landing page as a new visitor on a phone would meet it
  * (Lighthouse's mobile defaults: a mid-range phone, throttled network and CPU), in the system's
  * Chromium, against `next start` on embedded defaults. Builds first when there is no build (or with
- * `--build`) and marks the build's chunks as `npm run build` does (`compile-hints.mjs`), prints the
- * four category scores and the main metrics, and writes the whole report to
+ * `--build`), prints the four category scores and the main metrics, and writes the whole report to
  * `test-results/lighthouse/report.json`. A measurement, not a test: nothing here fails on a score.
  *
  * Plain JavaScript on purpose: Lighthouse runs some of its functions inside the page, and a

@@ -36,10 +36,10 @@ export function messageHeaders(
  * rejects with the reason otherwise (a `DeliveryError` naming the status, for the retry schedule).
  * Redirects are never followed: they would re-send the event (personal data, and a valid
  * signature) to wherever the receiver points, possibly another host. Through undici's `request`
- * rather than `fetch` (Turnstile's check goes lower still, to `dispatch`: siteverify-call.ts in
- * lib/verification): the contact answer waits for the channels, and `request` costs the thread
- * every request shares a third of what `fetch` does (no web streams, no Request and Response
- * objects, none of Next's instrumentation of `fetch`), on the same keep-alive connections.
+ * rather than `fetch`, as Turnstile's check is (siteverify-call.ts in lib/verification): the
+ * contact answer waits for the channels, and `request` costs the thread every request shares a
+ * third of what `fetch` does (no web streams, no Request and Response objects, none of Next's
+ * instrumentation of `fetch`), on the same keep-alive connections.
  */
 export async function postWebhook(
   url: string,

@@ -1,4 +1,5 @@
-import { type Dispatcher, getGlobalDispatcher } from "undici";
+import { type Dispatcher, request } from "undici";
+import { withAbortAfter } from "../timeout";
 
 /** What one request to siteverify came to. */
 export type Attempt =
@@ -15,105 +16,51 @@ export interface SiteverifyAnswer {
   "error-codes"?: unknown;
 }
 
-/** Where siteverify is, as undici's `dispatch` takes it: the URL's origin, and its path with the query. */
-export interface SiteverifyTarget {
-  origin: string;
-  path: string;
-}
-
-export function siteverifyTarget(url: string): SiteverifyTarget {
-  const parsed = new URL(url);
-  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-}
-
 const FORM_HEADERS = { "content-type": "application/x-www-form-urlencoded" };
 
-/** A UTF-8 byte order mark, which undici's `body.json()` skips too. */
-const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-
 /**
- * POSTs `form` to siteverify and reads its answer, within `timeoutMs`. Through undici's `dispatch`
- * on the process's keep-alive dispatcher (the one its `request` and `fetch` use), with a handler
- * that keeps the body's chunks: none of `request`'s per-call machinery (an async resource, a body
- * stream, an abort signal with its `DOMException`), which under Next's request context cost about
- * as much again as the request itself (docs/performance.md). One timer bounds the whole attempt,
- * connecting included, and is cleared by its outcome; the request is aborted when it fires.
- * Redirects are not followed. Never rejects.
+ * POSTs `form` to siteverify at `url` and reads its answer, within `timeoutMs`. Through undici's
+ * `request` rather than `fetch`, as the webhook channel posts: the same keep-alive connections
+ * without web streams, Request and Response objects or Next's instrumentation of `fetch`. One signal
+ * bounds the whole attempt, connecting and reading the answer included: undici aborts the request,
+ * or destroys the answer's body, when it fires. Redirects are not followed (`request` follows none
+ * unless asked). Never rejects.
  */
-export function askSiteverify(target: SiteverifyTarget, form: string, timeoutMs: number): Promise<Attempt> {
-  return new Promise<Attempt>((resolve) => {
-    let settled = false;
-    let abort: ((reason?: Error) => void) | null = null;
-    let statusCode = 0;
-    const chunks: Buffer[] = [];
-    const settle = (attempt: Attempt) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(attempt);
-    };
-    const timer = setTimeout(() => {
-      settle({ kind: "unavailable", problem: `siteverify did not answer within ${timeoutMs} ms` });
-      abort?.(new Error("siteverify did not answer in time"));
-    }, timeoutMs);
-    const handler: Dispatcher.DispatchHandlers = {
-      onConnect(abortRequest) {
-        // Out of time before the request was even written: it is not sent.
-        if (settled) abortRequest(new Error("siteverify did not answer in time"));
-        else abort = abortRequest;
-      },
-      onHeaders(status) {
-        statusCode = status;
-        return true;
-      },
-      onData(chunk) {
-        if (isSuccess(statusCode)) chunks.push(chunk);
-        return true;
-      },
-      onComplete() {
-        settle(isSuccess(statusCode) ? readAnswer(chunks) : refusalOf(statusCode));
-      },
-      onError(error) {
-        if (statusCode === 0) {
-          settle({ kind: "unavailable", problem: `siteverify could not be reached: ${describe(error)}` });
-        } else {
-          // The answer broke off after its status line: as if its body were not JSON.
-          settle(isSuccess(statusCode) ? notJson() : refusalOf(statusCode));
-        }
-      },
-    };
-    try {
-      getGlobalDispatcher().dispatch(
-        { origin: target.origin, path: target.path, method: "POST", body: form, headers: FORM_HEADERS },
-        handler,
-      );
-    } catch (error) {
-      settle({ kind: "unavailable", problem: `siteverify could not be reached: ${describe(error)}` });
-    }
+export async function askSiteverify(url: string, form: string, timeoutMs: number): Promise<Attempt> {
+  return withAbortAfter(timeoutMs, (signal) => askWithin(url, form, timeoutMs, signal));
+}
+
+async function askWithin(
+  url: string,
+  form: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<Attempt> {
+  const late = (): Attempt => ({
+    kind: "unavailable",
+    problem: `siteverify did not answer within ${timeoutMs} ms`,
   });
-}
-
-function isSuccess(statusCode: number): boolean {
-  return statusCode >= 200 && statusCode < 300;
-}
-
-/** A 5xx is siteverify being down; any other status (a 4xx, a redirect) refuses the request itself. */
-function refusalOf(statusCode: number): Attempt {
-  const problem = `siteverify answered HTTP ${statusCode}`;
-  return statusCode >= 500 ? { kind: "unavailable", problem } : { kind: "refused", problem };
-}
-
-function notJson(): Attempt {
-  return { kind: "unavailable", problem: "siteverify's answer is not JSON" };
-}
-
-function readAnswer(chunks: readonly Buffer[]): Attempt {
-  const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, { method: "POST", body: form, headers: FORM_HEADERS, signal });
+  } catch (error) {
+    if (signal.aborted) return late();
+    return { kind: "unavailable", problem: `siteverify could not be reached: ${describe(error)}` };
+  }
+  const { statusCode, body } = response;
+  if (statusCode < 200 || statusCode >= 300) {
+    // Only the status matters; reading the body to its end frees the connection for the next check.
+    await body.dump().catch(() => {});
+    return refusalOf(statusCode);
+  }
   let answer: unknown;
   try {
-    answer = JSON.parse(bytes.toString("utf8", bytes.subarray(0, 3).equals(BOM) ? 3 : 0));
+    // The Fetch Standard's `json()`: decoded as UTF-8, a leading byte order mark skipped.
+    answer = await body.json();
   } catch {
-    return notJson();
+    // An answer broken off, empty or not JSON; or one still arriving when the time ran out.
+    if (signal.aborted) return late();
+    return { kind: "unavailable", problem: "siteverify's answer is not JSON" };
   }
   if (
     typeof answer !== "object" ||
@@ -123,6 +70,12 @@ function readAnswer(chunks: readonly Buffer[]): Attempt {
     return { kind: "unavailable", problem: "siteverify's answer has no success flag" };
   }
   return { kind: "answer", answer: answer as SiteverifyAnswer };
+}
+
+/** A 5xx is siteverify being down; any other status (a 4xx, a redirect) refuses the request itself. */
+function refusalOf(statusCode: number): Attempt {
+  const problem = `siteverify answered HTTP ${statusCode}`;
+  return statusCode >= 500 ? { kind: "unavailable", problem } : { kind: "refused", problem };
 }
 
 /** One line about a failure: the error's message and its cause's (`fetch failed: connect ECONNREFUSED ...`). */

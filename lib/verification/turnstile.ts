@@ -1,11 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TurnstileSettings } from "../config";
-import {
-  askSiteverify,
-  type SiteverifyAnswer,
-  type SiteverifyTarget,
-  siteverifyTarget,
-} from "./siteverify-call";
+import { askSiteverify, type SiteverifyAnswer } from "./siteverify-call";
 import type { VerificationRequest, VerificationResult, Verifier } from "./types";
 
 /** siteverify gets this long in all, both attempts together. */
@@ -45,7 +40,6 @@ export interface TurnstileOptions {
 export class TurnstileVerifier implements Verifier {
   readonly driver = "turnstile";
   private readonly hostnames: Set<string>;
-  private readonly target: SiteverifyTarget;
   private readonly totalMs: number;
   private readonly firstAttemptMs: number;
   private readonly warn: (message: string) => void;
@@ -57,7 +51,6 @@ export class TurnstileVerifier implements Verifier {
     options: TurnstileOptions,
   ) {
     this.hostnames = new Set(options.hostnames.map(bareHostname));
-    this.target = siteverifyTarget(settings.verifyUrl);
     this.totalMs = options.totalMs ?? SITEVERIFY_TOTAL_MS;
     this.firstAttemptMs = options.firstAttemptMs ?? SITEVERIFY_FIRST_ATTEMPT_MS;
     this.warn = options.warn ?? ((message) => console.warn(message));
@@ -81,7 +74,7 @@ export class TurnstileVerifier implements Verifier {
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
       const outcome = await askSiteverify(
-        this.target,
+        this.settings.verifyUrl,
         body,
         attempt === 0 ? Math.min(this.firstAttemptMs, remaining) : remaining,
       );

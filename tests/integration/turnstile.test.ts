@@ -196,7 +196,7 @@ describe("Turnstile on the filesystem inbox, with both channels", () => {
     expect((await postContact(app, contactForm(token))).response.status).toBe(200);
   });
 
-  it.each<SiteverifyBehaviour>(["error-500", "hang"])(
+  it.each<SiteverifyBehaviour>(["error-500", "hang", "reset"])(
     "fails open when siteverify answers %s: stored as unavailable within the bound, retried once with the same key",
     async (behaviour) => {
       const token = standInToken(behaviour, "contact");

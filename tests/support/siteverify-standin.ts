@@ -11,6 +11,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
  * - `wrong-action`: success, but for another form's action;
  * - `error-500`: HTTP 500 every time; `500-once`: HTTP 500, then what `pass` answers;
  * - `hang`: never answers; `hang-once`: the first request never answers, then `pass`;
+ * - `stall`: HTTP 200 and the start of an answer, whose rest never comes;
+ * - `reset`: the connection reset (TCP RST) without an answer;
  * - `http-400`: HTTP 400, as for a request siteverify cannot read;
  * - `not-json`: HTTP 200 with an HTML page, as a proxy's error page might be;
  * - `redirect`: HTTP 302 to a passing answer, which must not be followed.
@@ -29,6 +31,8 @@ export const SITEVERIFY_BEHAVIOURS = [
   "500-once",
   "hang",
   "hang-once",
+  "stall",
+  "reset",
   "http-400",
   "not-json",
   "redirect",
@@ -112,6 +116,11 @@ export async function startSiteverifyStandIn(
         return; // hang-once: never answered
       }
       if (behaviour === "hang") return;
+      if (behaviour === "stall") {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "200" });
+        return res.write('{"success": tr');
+      }
+      if (behaviour === "reset") return req.socket.resetAndDestroy();
       if (behaviour === "error-500") return send(res, 500, { error: "internal" });
       if (behaviour === "http-400") return send(res, 400, { success: false, "error-codes": ["bad-request"] });
       if (behaviour === "not-json") {

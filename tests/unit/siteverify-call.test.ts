@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askSiteverify, siteverifyTarget } from "@/lib/verification/siteverify-call";
+import { askSiteverify } from "@/lib/verification/siteverify-call";
 
 /** What the server saw of each request, and how it answers: by the request's path. */
 interface Seen {
@@ -34,6 +34,11 @@ const answers: Record<string, (res: ServerResponse) => void> = {
     res.write('{"success": tr');
     setTimeout(() => res.destroy(), 20);
   },
+  "/reset": (res) => res.socket?.resetAndDestroy(),
+  "/garbage": (res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(Buffer.from([0xff, 0x00, 0x7b, 0x22, 0xfe]));
+  },
   "/no-flag": (res) => json(res, 200, { hostname: "studio.example" }),
   "/empty": (res) => {
     res.writeHead(200);
@@ -42,6 +47,14 @@ const answers: Record<string, (res: ServerResponse) => void> = {
   "/503": (res) => json(res, 503, { error: "down" }),
   "/404": (res) => json(res, 404, { error: "no such page" }),
   "/hang": () => {},
+  "/stall": (res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": "200" });
+    res.write('{"success": tr');
+  },
+  "/stall-503": (res) => {
+    res.writeHead(503, { "content-type": "application/json", "content-length": "200" });
+    res.write('{"error": "do');
+  },
 };
 
 function json(res: ServerResponse, status: number, body: unknown) {
@@ -77,7 +90,7 @@ afterAll(async () => {
 });
 
 const ask = (path: string, timeoutMs = 1_000) =>
-  askSiteverify(siteverifyTarget(`${origin}${path}`), "secret=s&response=t", timeoutMs);
+  askSiteverify(`${origin}${path}`, "secret=s&response=t", timeoutMs);
 
 describe("askSiteverify", () => {
   it("POSTs the form to the URL's path and query, and reads the answer", async () => {
@@ -97,6 +110,7 @@ describe("askSiteverify", () => {
 
   it.each([
     ["/broken", "siteverify's answer is not JSON"],
+    ["/garbage", "siteverify's answer is not JSON"],
     ["/empty", "siteverify's answer is not JSON"],
     ["/no-flag", "siteverify's answer has no success flag"],
     ["/503", "siteverify answered HTTP 503"],
@@ -108,13 +122,35 @@ describe("askSiteverify", () => {
     expect(await ask("/404")).toEqual({ kind: "refused", problem: "siteverify answered HTTP 404" });
   });
 
-  it("gives up on an answer that does not come in time, and closes its connection", async () => {
+  it("is unavailable at once when the connection is reset before an answer", async () => {
     const started = Date.now();
-    expect(await ask("/hang", 300)).toEqual({
+    expect(await ask("/reset")).toEqual({
+      kind: "unavailable",
+      problem: expect.stringMatching(/^siteverify could not be reached: /),
+    });
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it.each([
+    ["/hang", "no answer at all"],
+    ["/stall", "an answer that stops halfway"],
+  ])("gives up on %s (%s) when the time runs out, and closes its connection", async (path) => {
+    const started = Date.now();
+    expect(await ask(path, 300)).toEqual({
       kind: "unavailable",
       problem: "siteverify did not answer within 300 ms",
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - started).toBeLessThan(800);
+    await seen.at(-1)?.closed;
+  });
+
+  it("keeps to its time when a 5xx's body stops halfway", async () => {
+    const started = Date.now();
+    expect(await ask("/stall-503", 300)).toEqual({
+      kind: "unavailable",
+      problem: "siteverify answered HTTP 503",
+    });
     expect(Date.now() - started).toBeLessThan(800);
     await seen.at(-1)?.closed;
   });

@@ -235,6 +235,24 @@ describe("the Turnstile verifier against a siteverify stand-in", () => {
     expect(ms).toBeLessThan(3_600);
   });
 
+  it.each<[SiteverifyBehaviour, RegExp]>([
+    ["stall", /^\[verification\] siteverify did not answer within \d+ ms;/],
+    ["reset", /^\[verification\] siteverify could not be reached: /],
+    ["not-json", /^\[verification\] siteverify's answer is not JSON;/],
+  ])(
+    "lets a request through as unavailable within 3 s when siteverify answers %s, having tried twice",
+    async (behaviour, warning) => {
+      const warnings: string[] = [];
+      const token = standInToken(behaviour, "contact");
+      const started = Date.now();
+      const result = await verifier(warnings).verify({ token, action: "contact", remoteIp: CLIENT });
+      expect(result).toEqual({ ok: true, verification: "unavailable" });
+      expect(Date.now() - started).toBeLessThan(3_600);
+      expect(standIn.requestsFor(token)).toHaveLength(2);
+      expect(warnings).toEqual([expect.stringMatching(warning)]);
+    },
+  );
+
   it("lets a request through as unavailable at once when siteverify cannot be reached", async () => {
     const closed = await closedPort();
     const warnings: string[] = [];
