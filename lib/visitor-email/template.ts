@@ -1,5 +1,4 @@
 import type { ReactElement } from "react";
-import { EncodedTemplate } from "../notify/encoded-template";
 import { type RenderedEmail, renderEmail } from "./render";
 
 /**
@@ -15,9 +14,6 @@ import { type RenderedEmail, renderEmail } from "./render";
  * between words), so neither React nor the plain-text conversion escapes or reflows it. Any other
  * value, or an empty one, is rendered in full, as is a shape whose placeholders do not come out
  * whole.
- *
- * Each shape's bodies are also encoded for MIME once (`EncodedTemplate`), so a filled-in email comes
- * with its bodies as the message will carry them, and the mailer does not encode them again.
  */
 
 /** Nothing React or html-to-text escapes, decodes or collapses: `&<>"'`, whitespace runs and edges excluded. */
@@ -40,8 +36,6 @@ interface Shape {
 interface Filled {
   parts: string[];
   slots: number[];
-  /** The body encoded for MIME, to fill in likewise; `null` when that is not proven the same. */
-  encoded: EncodedTemplate | null;
 }
 
 type StringKeys<P> = { [K in keyof P]: P[K] extends string ? K : never }[keyof P] & string;
@@ -83,13 +77,7 @@ export function emailTemplate<P extends object, S extends StringKeys<P>>(
     }
     const shape = await shapeOf(props, values);
     if (!shape) return renderEmail(component(props));
-    const html = shape.html.encoded?.fill(values);
-    const text = shape.text.encoded?.fill(values);
-    return {
-      html: fill(shape.html, values),
-      text: fill(shape.text, values),
-      ...(html && text ? { encoded: { html, text } } : {}),
-    };
+    return { html: fill(shape.html, values), text: fill(shape.text, values) };
   };
 }
 
@@ -113,8 +101,7 @@ function splitAt(body: string, placeholders: readonly string[]): Filled | null {
   }
   parts.push(rest);
   // Whatever is left of a placeholder (cut short, or run into another) would reach the visitor.
-  if (parts.some((part) => ANY_PLACEHOLDER.test(part))) return null;
-  return { parts, slots, encoded: EncodedTemplate.of(parts, slots, body) };
+  return parts.some((part) => ANY_PLACEHOLDER.test(part)) ? null : { parts, slots };
 }
 
 function firstPlaceholder(
