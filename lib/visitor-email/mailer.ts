@@ -1,7 +1,5 @@
 import type { SendMailOptions } from "nodemailer";
 import type { Mailbox } from "../config";
-import { encodedPart } from "../notify/encoded-template";
-import { MessageIds } from "../notify/message-ids";
 import { SmtpSender } from "../notify/smtp";
 import { withTimeout } from "../timeout";
 import type { RenderedEmail } from "./render";
@@ -24,38 +22,24 @@ export interface VisitorMessage extends RenderedEmail {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 /**
- * What nodemailer is given for `message` from `from`, but for the Message-ID and boundary: the
- * addresses as structured values (and the envelope from the same), the subject without control
- * characters, the bodies (`bodies`), and for a subscriber the one-click unsubscribe headers.
+ * What nodemailer's `sendMail` is given for `message` from `from`: the addresses as structured
+ * values, the subject without control characters, both bodies for nodemailer to encode, and for a
+ * subscriber the one-click unsubscribe headers.
  */
 export function visitorMailOptions(from: Mailbox, message: VisitorMessage): SendMailOptions {
   return {
     from: { name: from.name, address: from.address },
     to: [{ name: "", address: message.to }],
-    // The envelope nodemailer would work out from the From and To headers, given from the same
-    // values: it is then parsed once, not once when the message is compiled and again when sent.
-    envelope: { from: { name: from.name, address: from.address }, to: [{ name: "", address: message.to }] },
     ...(message.replyTo ? { replyTo: { ...message.replyTo } } : {}),
     subject: message.subject.replace(CONTROL, " "),
-    ...bodies(message),
+    text: message.text,
+    html: message.html,
     ...(message.oneClickUnsubscribeUrl
       ? {
           list: { unsubscribe: message.oneClickUnsubscribeUrl },
           headers: { "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" },
         }
       : {}),
-  };
-}
-
-/**
- * The bodies for nodemailer: encoded already when the email came from a template (each given as
- * the part nodemailer would write for it), else the text and HTML for nodemailer to encode.
- */
-function bodies({ html, text, encoded }: VisitorMessage): Pick<SendMailOptions, "html" | "text"> {
-  if (!encoded || !html || !text) return { text, html };
-  return {
-    text: { raw: encodedPart("text/plain; charset=utf-8", encoded.text) },
-    html: { raw: encodedPart("text/html; charset=utf-8", encoded.html) },
   };
 }
 
@@ -71,14 +55,12 @@ export class EmailUnavailableError extends Error {
  */
 export class VisitorMailer {
   private readonly sender: SmtpSender;
-  private readonly ids: MessageIds;
 
   constructor(
     private readonly settings: { smtpUrl: string; from: Mailbox },
     private readonly timeoutMs: number,
   ) {
     this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
-    this.ids = new MessageIds(settings.from);
   }
 
   /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
@@ -86,11 +68,7 @@ export class VisitorMailer {
     // The signal takes a message the bound gave up on out of the pool's queue (or off its
     // connection), so it is never sent after the caller was told it was not.
     const sending = (signal: AbortSignal) =>
-      this.sender.send({
-        ...visitorMailOptions(this.settings.from, message),
-        ...this.ids.next(),
-        signal,
-      } as SendMailOptions);
+      this.sender.send({ ...visitorMailOptions(this.settings.from, message), signal });
     try {
       const info = await withTimeout(
         this.timeoutMs,

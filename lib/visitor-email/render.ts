@@ -1,17 +1,10 @@
 import { plainTextSelectors, render } from "@react-email/render";
 import { compile } from "html-to-text";
 import type { ReactElement } from "react";
-import type { EncodedBody } from "../notify/encoded-template";
 
 export interface RenderedEmail {
   html: string;
   text: string;
-  /**
-   * Both bodies as the message carries them (transfer encoding and encoded text), when the email
-   * was filled into a template that had them encoded already (template.ts); else the mailer's
-   * transport encodes `html` and `text` itself.
-   */
-  encoded?: { html: EncodedBody; text: EncodedBody };
 }
 
 /**

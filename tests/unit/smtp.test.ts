@@ -1,12 +1,12 @@
 import { createTransport } from "nodemailer";
-import type SMTPTransport from "nodemailer/lib/smtp-transport";
+import type SMTPPool from "nodemailer/lib/smtp-pool";
 import { describe, expect, it } from "vitest";
 import { smtpTransportOptions } from "@/lib/notify/smtp";
 
 /** The options nodemailer's SMTP transport really ends up with, after its own merging. */
 function effectiveOptions(smtpUrl: string) {
   const mailer = createTransport(smtpTransportOptions(smtpUrl, 1_000));
-  return (mailer.transporter as SMTPTransport).options;
+  return (mailer.transporter as SMTPPool).options;
 }
 
 describe("smtpTransportOptions", () => {
@@ -17,6 +17,8 @@ describe("smtpTransportOptions", () => {
     "smtp://user:pass@mail.example:587?ignoreTLS=true&opportunisticTLS=true",
     "smtp://user:pass@mail.example:587?requireTLS=0",
     "smtp://mail.example:25?service=gmail",
+    // A URL in the query is not followed: nodemailer would read it over everything else.
+    "smtp://user:pass@mail.example:587?url=smtp%3A%2F%2Fmail.example%3A587%3FignoreTLS%3Dtrue",
   ])("%s: STARTTLS required, whatever the query says", (url) => {
     expect(effectiveOptions(url)).toMatchObject({
       requireTLS: true,
@@ -27,13 +29,16 @@ describe("smtpTransportOptions", () => {
 
   it("keeps what the URL says about the server and the login", () => {
     expect(
-      effectiveOptions("smtp://us%40er:p%3Ass@mail.example:587?name=intake.studio.example"),
+      effectiveOptions(
+        "smtp://us%40er:p%3Ass@mail.example:587?name=intake.studio.example&tls.rejectUnauthorized=false",
+      ),
     ).toMatchObject({
       host: "mail.example",
       port: 587,
       secure: false,
       auth: { user: "us@er", pass: "p:ss" },
       name: "intake.studio.example",
+      tls: { rejectUnauthorized: false },
     });
   });
 
@@ -47,12 +52,14 @@ describe("smtpTransportOptions", () => {
     expect(smtps).toMatchObject({ secure: true, host: "mail.example", port: 465 });
   });
 
-  it("bounds every phase and keeps files and URLs out of messages, whatever the query says", () => {
+  it("bounds every phase and the pool, and keeps files and URLs out of messages, whatever the query says", () => {
     expect(
       effectiveOptions(
-        "smtp://127.0.0.1:1025?socketTimeout=600000&disableFileAccess=false&disableUrlAccess=false",
+        "smtp://127.0.0.1:1025?socketTimeout=600000&disableFileAccess=false&disableUrlAccess=false&pool=false&maxConnections=100",
       ),
     ).toMatchObject({
+      pool: true,
+      maxConnections: 8,
       connectionTimeout: 1_000,
       greetingTimeout: 1_000,
       socketTimeout: 1_000,

@@ -4,8 +4,7 @@ import { Link } from "@react-email/link";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
-import type { RenderedEmail } from "../render";
-import { emailTemplate } from "../template";
+import { type RenderedEmail, renderEmail } from "../render";
 
 export interface NewsletterConfirmationProps {
   /** The address as the visitor typed it: shown as text, never trusted as markup. */
@@ -59,16 +58,7 @@ export function NewsletterConfirmationEmail({
   );
 }
 
-const confirmationTemplate = emailTemplate(NewsletterConfirmationEmail, [
-  "email",
-  "confirmUrl",
-  "unsubscribeUrl",
-]);
-
-/**
- * Both bodies of the confirmation, as `renderEmail(NewsletterConfirmationEmail(props))` gives them:
- * rendered once per set of topics, with the address and the links filled in per subscriber.
- */
+/** Both bodies of the confirmation. */
 export function renderNewsletterConfirmation(props: NewsletterConfirmationProps): Promise<RenderedEmail> {
-  return confirmationTemplate(props);
+  return renderEmail(NewsletterConfirmationEmail(props));
 }
