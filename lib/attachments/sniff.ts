@@ -1,5 +1,4 @@
 import { isUtf8 } from "node:buffer";
-import { fileTypeFromTokenizer } from "file-type";
 import { AbstractTokenizer, EndOfStreamError, type IFileInfo, type IReadChunkOptions } from "strtok3";
 import { cleanFileName } from "./filename";
 
@@ -87,6 +86,8 @@ export async function inspectBytes(
 ): Promise<AttachmentInspection> {
   if (source.size === 0) return refuse("empty");
 
+  // Loaded by the first file, not with the route: most briefs come without one.
+  const { fileTypeFromTokenizer } = await import("file-type");
   let detected: { ext: string; mime: string } | undefined;
   try {
     detected = await fileTypeFromTokenizer(new SourceTokenizer(source));

@@ -1,6 +1,7 @@
-import { createTransport, type SendMailOptions, type Transporter } from "nodemailer";
+import type { SendMailOptions, Transporter } from "nodemailer";
 import type SMTPPool from "nodemailer/lib/smtp-pool";
 import { type SmtpTls, smtpTls } from "../config";
+import { loadOnce } from "../load-once";
 
 /** Why a send failed when STARTTLS was required and did not happen: nothing else was sent. */
 const STARTTLS_REQUIRED =
@@ -47,19 +48,27 @@ export function smtpTransportOptions(smtpUrl: string, timeoutMs: number): SMTPPo
   return { url: url.href, ...settings };
 }
 
-/** One pooled transport per SMTP URL and bound, for the whole process. */
-const transports = new Map<string, Transporter<SMTPPool.SentMessageInfo>>();
+type Transport = Transporter<SMTPPool.SentMessageInfo>;
+
+/**
+ * One pooled transport per SMTP URL and bound, for the whole process, made at its first message:
+ * nodemailer is loaded then, not with the routes, so a server that sends no email never loads it.
+ */
+const transports = new Map<string, () => Promise<Transport>>();
 
 /**
  * The pool for `smtpUrl`: the ops email, the acknowledgment, the newsletter's confirmations and the
  * inbox's sign-in links all send through the same server, and share its 8 connections rather than
  * opening 8 each.
  */
-function sharedTransport(smtpUrl: string, timeoutMs: number): Transporter<SMTPPool.SentMessageInfo> {
+function sharedTransport(smtpUrl: string, timeoutMs: number): () => Promise<Transport> {
   const key = `${timeoutMs} ${smtpUrl}`;
   let transport = transports.get(key);
   if (!transport) {
-    transport = createTransport(smtpTransportOptions(smtpUrl, timeoutMs));
+    transport = loadOnce(async () => {
+      const { createTransport } = await import("nodemailer");
+      return createTransport(smtpTransportOptions(smtpUrl, timeoutMs));
+    });
     transports.set(key, transport);
   }
   return transport;
@@ -71,7 +80,7 @@ function sharedTransport(smtpUrl: string, timeoutMs: number): Transporter<SMTPPo
  */
 export class SmtpSender {
   readonly tls: SmtpTls;
-  private readonly transport: Transporter<SMTPPool.SentMessageInfo>;
+  private readonly transport: () => Promise<Transport>;
 
   constructor(smtpUrl: string, timeoutMs: number) {
     this.tls = smtpTls(smtpUrl);
@@ -80,7 +89,8 @@ export class SmtpSender {
 
   async send(message: SendMailOptions): Promise<SMTPPool.SentMessageInfo> {
     try {
-      return await this.transport.sendMail(message);
+      const transport = await this.transport();
+      return await transport.sendMail(message);
     } catch (error) {
       if (this.tls === "starttls-required" && (error as { code?: unknown }).code === "ETLS") {
         throw new Error(STARTTLS_REQUIRED, { cause: error });

@@ -1,5 +1,4 @@
 import { Webhook } from "standardwebhooks";
-import { request } from "undici";
 import { DeliveryError, parseRetryAfter, retryableStatus } from "./failure";
 import { briefReceivedEvent } from "./payload";
 import type { BriefNotice, Channel } from "./types";
@@ -39,7 +38,8 @@ export function messageHeaders(
  * rather than `fetch`, as Turnstile's check is (siteverify-call.ts in lib/verification): the
  * contact answer waits for the channels, and `request` costs the thread every request shares a
  * third of what `fetch` does (no web streams, no Request and Response objects, none of Next's
- * instrumentation of `fetch`), on the same keep-alive connections.
+ * instrumentation of `fetch`), on the same keep-alive connections. undici is loaded by the first
+ * post, not with the routes: a server without a webhook never loads it.
  */
 export async function postWebhook(
   url: string,
@@ -48,6 +48,7 @@ export async function postWebhook(
   body: string,
   signal: AbortSignal,
 ): Promise<void> {
+  const { request } = await import("undici");
   const {
     statusCode,
     headers,

@@ -8,7 +8,7 @@ import type { RateLimiter } from "../ratelimit";
 import { fieldMessages } from "../schemas/text";
 import { email as emailRule } from "../schemas/text";
 import { z } from "zod";
-import { OpsSignInEmail, opsSignInSubject, renderEmail, type VisitorMailer } from "../visitor-email";
+import { opsSignInSubject, renderOpsSignIn, type VisitorMailer } from "../visitor-email";
 import { hashId, type OpsSession, SESSION_MAX_AGE_S, type SessionStore, type SpentLinks } from "./sessions";
 import type { ObjectStore } from "../store";
 
@@ -104,7 +104,7 @@ export async function sendSignInLink(
   const signInUrl =
     `${config.siteOrigin}/inbox/sign-in/confirm?token=${encodeURIComponent(token)}` +
     (back === "/inbox" ? "" : `&next=${encodeURIComponent(back)}`);
-  const body = await renderEmail(OpsSignInEmail({ signInUrl, validFor: "15 minutes" }));
+  const body = await renderOpsSignIn({ signInUrl, validFor: "15 minutes" });
   await ops.mailer.send({ to: address, subject: opsSignInSubject, ...body });
 }
 

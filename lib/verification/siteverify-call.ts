@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { withAbortAfter } from "../timeout";
 
 /** What one request to siteverify came to. */
@@ -42,6 +42,8 @@ async function askWithin(
   });
   let response: Dispatcher.ResponseData;
   try {
+    // Loaded by the first check, not with the routes: a server without Turnstile never loads it.
+    const { request } = await import("undici");
     response = await request(url, { method: "POST", body: form, headers: FORM_HEADERS, signal });
   } catch (error) {
     if (signal.aborted) return late();

@@ -1,16 +1,12 @@
-export {
-  BriefAcknowledgmentEmail,
-  type BriefAcknowledgmentProps,
-  briefAcknowledgmentSubject,
-  renderBriefAcknowledgment,
-} from "./emails/brief-acknowledgment";
-export {
-  NewsletterConfirmationEmail,
-  type NewsletterConfirmationProps,
-  newsletterConfirmationSubject,
-  renderNewsletterConfirmation,
-} from "./emails/newsletter-confirmation";
-export { OpsSignInEmail, type OpsSignInProps, opsSignInSubject } from "./emails/ops-sign-in";
-export { SITE_NAME, VisitorEmailLayout } from "./layout";
+export type { BriefAcknowledgmentProps } from "./emails/brief-acknowledgment";
+export type { NewsletterConfirmationProps } from "./emails/newsletter-confirmation";
+export type { OpsSignInProps } from "./emails/ops-sign-in";
 export { EmailUnavailableError, VisitorMailer, type VisitorMessage } from "./mailer";
-export { renderEmail, type RenderedEmail } from "./render";
+export type { RenderedEmail } from "./render";
+export { renderBriefAcknowledgment, renderNewsletterConfirmation, renderOpsSignIn } from "./renderers";
+export {
+  briefAcknowledgmentSubject,
+  newsletterConfirmationSubject,
+  opsSignInSubject,
+  SITE_NAME,
+} from "./subjects";

@@ -10,7 +10,9 @@ import { Text } from "@react-email/text";
 import type { ReactNode } from "react";
 
 /** Who the emails come from, as the site names itself. */
-export const SITE_NAME = "Northwind Studio";
+import { SITE_NAME } from "./subjects";
+
+export { SITE_NAME };
 
 const font = "system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 

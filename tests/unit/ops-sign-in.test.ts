@@ -5,7 +5,7 @@ import { LinkSigner } from "@/lib/links";
 import { type OpsServices, requestSignInLink } from "@/lib/ops-web/sign-in";
 import { MemoryRateLimiter } from "@/lib/ratelimit/memory";
 import type { RateLimitDecision, RateLimiter } from "@/lib/ratelimit";
-import { renderEmail, type VisitorMailer, type VisitorMessage } from "@/lib/visitor-email";
+import { renderOpsSignIn, type VisitorMailer, type VisitorMessage } from "@/lib/visitor-email";
 import { LINK_SECRET } from "../support/opt-in";
 
 /**
@@ -17,7 +17,7 @@ import { LINK_SECRET } from "../support/opt-in";
 
 vi.mock("@/lib/visitor-email", async (importOriginal) => {
   const actual = await importOriginal<typeof import("@/lib/visitor-email")>();
-  return { ...actual, renderEmail: vi.fn(actual.renderEmail) };
+  return { ...actual, renderOpsSignIn: vi.fn(actual.renderOpsSignIn) };
 });
 
 const LISTED = "ops@studio.example";
@@ -117,7 +117,7 @@ function workOf(probe: Probe) {
   return {
     reads: [...probe.reads],
     signed: probe.signed(),
-    rendered: vi.mocked(renderEmail).mock.calls.length,
+    rendered: vi.mocked(renderOpsSignIn).mock.calls.length,
     sent: probe.sent.length,
     addressBudget: probe.address.consumed.length,
     clientBudget: probe.client.consumed.length,
@@ -139,7 +139,7 @@ const NO_WORK = { reads: [], signed: 0, rendered: 0, sent: 0, addressBudget: 0, 
 
 describe("requestSignInLink", () => {
   beforeEach(() => {
-    vi.mocked(renderEmail).mockClear();
+    vi.mocked(renderOpsSignIn).mockClear();
   });
 
   it("does no work for the link before the answer, listed or not; afterwards only a listed address gets one email", async () => {
@@ -155,19 +155,19 @@ describe("requestSignInLink", () => {
     expect(listedTasks).toHaveLength(1);
     expect(unlistedTasks).toHaveLength(1);
 
-    vi.mocked(renderEmail).mockClear();
+    vi.mocked(renderOpsSignIn).mockClear();
     await Promise.all(listedTasks.map((task) => task()));
     expect(listed.sent.map((message) => message.to)).toEqual([LISTED]);
     expect(listed.sent[0]?.text).toContain(`${config.siteOrigin}/inbox/sign-in/confirm?token=`);
     expect(listed.signed()).toBe(1);
-    expect(vi.mocked(renderEmail).mock.calls).toHaveLength(1);
+    expect(vi.mocked(renderOpsSignIn).mock.calls).toHaveLength(1);
     expect(listed.address.consumed).toEqual([LISTED]);
 
-    vi.mocked(renderEmail).mockClear();
+    vi.mocked(renderOpsSignIn).mockClear();
     await Promise.all(unlistedTasks.map((task) => task()));
     expect(unlisted.sent).toEqual([]);
     expect(unlisted.signed()).toBe(0);
-    expect(vi.mocked(renderEmail).mock.calls).toHaveLength(0);
+    expect(vi.mocked(renderOpsSignIn).mock.calls).toHaveLength(0);
     // An unlisted address spends no budget: nothing is kept about it.
     expect(unlisted.address.consumed).toEqual([]);
     expect(unlisted.client.consumed).toEqual([]);

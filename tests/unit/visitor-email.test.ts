@@ -1,15 +1,17 @@
 import { render } from "@react-email/render";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-  BriefAcknowledgmentEmail,
   type BriefAcknowledgmentProps,
   briefAcknowledgmentSubject,
   EmailUnavailableError,
+  VisitorMailer,
+} from "@/lib/visitor-email";
+import {
+  BriefAcknowledgmentEmail,
   NewsletterConfirmationEmail,
   OpsSignInEmail,
   renderEmail,
-  VisitorMailer,
-} from "@/lib/visitor-email";
+} from "@/lib/visitor-email/templates";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 
 /** The module for emails to visitors: one React Email source for both bodies, sent through a real SMTP server. */

@@ -6,7 +6,7 @@ import type { AttachmentRecord, BriefRecord } from "../../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../../schemas/brief";
 import { NEXT_STEPS } from "../../site/next-steps";
 import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
-import { type RenderedEmail, renderEmail } from "../render";
+export { briefAcknowledgmentSubject } from "../subjects";
 
 export interface BriefAcknowledgmentProps {
   /**
@@ -17,11 +17,6 @@ export interface BriefAcknowledgmentProps {
   record: Pick<BriefRecord, "reference" | "projectType" | "budget" | "timeline"> & {
     attachment: Pick<AttachmentRecord, "size"> | null;
   };
-}
-
-/** "We received your brief – <reference>" (an en dash, as the contract writes it). */
-export function briefAcknowledgmentSubject(reference: string): string {
-  return `We received your brief \u2013 ${reference}`;
 }
 
 const label = { fontWeight: 600 } as const;
@@ -66,11 +61,4 @@ export function BriefAcknowledgmentEmail({ record }: BriefAcknowledgmentProps) {
       ))}
     </VisitorEmailLayout>
   );
-}
-
-/** Both bodies of `record`'s acknowledgment. */
-export function renderBriefAcknowledgment(
-  record: BriefAcknowledgmentProps["record"],
-): Promise<RenderedEmail> {
-  return renderEmail(BriefAcknowledgmentEmail({ record }));
 }

@@ -4,7 +4,7 @@ import { Link } from "@react-email/link";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
-import { type RenderedEmail, renderEmail } from "../render";
+export { newsletterConfirmationSubject } from "../subjects";
 
 export interface NewsletterConfirmationProps {
   /** The address as the visitor typed it: shown as text, never trusted as markup. */
@@ -17,8 +17,6 @@ export interface NewsletterConfirmationProps {
   /** How long the link works, in words ("7 days"). */
   validFor: string;
 }
-
-export const newsletterConfirmationSubject = `Confirm your subscription to the ${SITE_NAME} newsletter`;
 
 /** The double opt-in email: one button to the confirmation page, which asks once more before anything changes. */
 export function NewsletterConfirmationEmail({
@@ -56,9 +54,4 @@ export function NewsletterConfirmationEmail({
       <Text style={styles.muted}>The link works for {validFor}.</Text>
     </VisitorEmailLayout>
   );
-}
-
-/** Both bodies of the confirmation. */
-export function renderNewsletterConfirmation(props: NewsletterConfirmationProps): Promise<RenderedEmail> {
-  return renderEmail(NewsletterConfirmationEmail(props));
 }

@@ -4,6 +4,7 @@ import { Link } from "@react-email/link";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
+export { opsSignInSubject } from "../subjects";
 
 export interface OpsSignInProps {
   /** `SITE_URL/inbox/sign-in/confirm?token=…` */
@@ -11,8 +12,6 @@ export interface OpsSignInProps {
   /** How long the link works, in words ("15 minutes"). */
   validFor: string;
 }
-
-export const opsSignInSubject = `Sign in to the ${SITE_NAME} inbox`;
 
 /** The inbox's sign-in link: one button to the confirmation page, whose own button signs in. */
 export function OpsSignInEmail({ signInUrl, validFor }: OpsSignInProps) {
