@@ -4,7 +4,6 @@ import { formatBytes } from "../format";
 import { ApiError, toApiError } from "./errors";
 import type { IncomingRequest } from "./incoming";
 import { decodePartText, PartCharsets } from "./part-charsets";
-import { parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } from "./small-form";
 
 /**
  * Request bodies read under a byte cap: the declared size is checked before anything is read,
@@ -160,26 +159,6 @@ export async function readMultipart(
   if (/;[ \t]*boundary=""/i.test(contentType)) {
     throw new ApiError("malformed_body", "The form data could not be read: its boundary is empty.");
   }
-  const chunks = countedChunks(request, limits.maxBodyBytes);
-  const boundary = smallFormBoundary(contentType);
-  const declared = declaredLength(request);
-  if (boundary === null || declared === null || declared > SMALL_FORM_BYTES) {
-    return parseStreaming(chunks, contentType, limits, openSink);
-  }
-  // A small body is held whole and read in one pass; what that reader leaves, busboy reads.
-  const held: Uint8Array[] = [];
-  for await (const chunk of chunks) held.push(chunk);
-  const fields = parseSmallForm(Buffer.concat(held), boundary, limits);
-  return fields ? { fields, files: new Map() } : parseStreaming(held, contentType, limits, openSink);
-}
-
-/** busboy behind the charset stage, fed `chunks` as they come (see `readMultipart`). */
-async function parseStreaming(
-  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  contentType: string,
-  limits: MultipartLimits,
-  openSink: OpenFileSink | null,
-): Promise<MultipartForm> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -286,7 +265,7 @@ async function parseStreaming(
   };
 
   try {
-    for await (const chunk of chunks) {
+    for await (const chunk of countedChunks(request, limits.maxBodyBytes)) {
       if (failure || parseError) break;
       await feed(charsets.write(chunk));
     }
