@@ -45,9 +45,9 @@ export class PartCharsets {
   private afterDelimiter = 0;
 
   constructor(boundary: string) {
-    const needle = `\r\n--${boundary}`;
-    this.delimiter = Buffer.from(needle, "latin1");
-    this.search = new StreamSearch(needle, (isMatch, data, start, end, isDataSafe) =>
+    // In UTF-8, as busboy's own search has it from the same string.
+    this.delimiter = Buffer.from(`\r\n--${boundary}`, "utf8");
+    this.search = new StreamSearch(this.delimiter, (isMatch, data, start, end, isDataSafe) =>
       this.onSearch(isMatch, data, start, end, isDataSafe),
     );
     this.search.push(CRLF);

@@ -56,6 +56,27 @@ function parse(
   });
 }
 
+/** What busboy emits for the body itself, names and kinds only, and whether it fails. */
+function direct(chunks: readonly Uint8Array[]): Promise<{ parts: string[]; failed: boolean }> {
+  const parser = busboy({
+    headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+    defCharset: "latin1",
+  });
+  const parts: string[] = [];
+  parser.on("field", (name) => parts.push(`field ${name}`));
+  parser.on("file", (name, stream) => {
+    parts.push(`file ${name}`);
+    stream.resume();
+    stream.on("error", () => {});
+  });
+  return new Promise((resolve) => {
+    parser.on("error", () => resolve({ parts, failed: true }));
+    parser.on("close", () => resolve({ parts, failed: false }));
+    for (const chunk of chunks) parser.write(chunk);
+    parser.end();
+  });
+}
+
 function oneByteAtATime(bytes: Uint8Array): Uint8Array[] {
   return splitIntoChunks(bytes, 1);
 }
@@ -247,6 +268,48 @@ describe("PartCharsets: the stage between the body and busboy", () => {
     });
   });
 
+  // After a delimiter busboy wants "--" or CRLF; a dash or CR not followed by the rest is part
+  // data, and a delimiter right after a lone dash or CR it does not see as one.
+  it.each([
+    ["a dash, then another byte", "-x\r\n"],
+    ["a CR, then another byte", "\rx\r\n"],
+    ["another byte, then LF and a header busboy would refuse", "x\nBad Header: x\r\n\r\nignored\r\n"],
+    [
+      "a lone dash, then a delimiter whose part busboy never reads",
+      `-\r\n--${BOUNDARY}\r\nBad Header: x\r\n\r\nignored\r\n`,
+    ],
+    [
+      "a lone CR, then a delimiter whose part busboy never reads",
+      `\r\r\n--${BOUNDARY}\r\nBad Header: x\r\n\r\nignored\r\n`,
+    ],
+  ])("follows busboy after a delimiter: %s", async (_, after) => {
+    const [first, second] = [
+      multipartBody(BOUNDARY, [textPart("a", NAME, "text/plain; charset=utf-8")]),
+      multipartBody(BOUNDARY, [
+        textPart("b", Buffer.from("Gründerin", "latin1"), "text/plain; charset=iso-8859-1"),
+      ]),
+    ].map((body) => body.toString("latin1"));
+    // The first form's closing "--" and CRLF become `after`; the second form follows on a new delimiter.
+    const body = Buffer.from(`${(first as string).slice(0, -4)}${after}${second as string}`, "latin1");
+    // Whole, busboy reads parts a and b; one byte at a time, it may see the delimiter after a lone
+    // dash or CR (its reading depends on the chunks there), and refuse the bad header: so may the stage.
+    expect((await direct([body])).failed).toBe(false);
+    for (const chunks of [[body], oneByteAtATime(body)]) {
+      const alone = await direct(chunks);
+      expect(stage(chunks).malformed).toBe(alone.failed);
+      if (alone.failed) continue;
+      expect(alone.parts).toEqual(["field a", "field b"]);
+      expect(await parse(chunks)).toMatchObject({
+        parts: [
+          { kind: "field", name: "a", value: NAME },
+          { kind: "field", name: "b", value: "Gründerin" },
+        ],
+        charsets: ["utf-8", "iso-8859-1"],
+        error: null,
+      });
+    }
+  });
+
   it("passes the preamble on and drops what follows the closing delimiter", async () => {
     const form = multipartBody(BOUNDARY, [textPart("name", NAME, "text/plain; charset=utf-8")]);
     const epilogue = `epilogue\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="late"\r\n\r\nx\r\n--${BOUNDARY}--`;
@@ -390,27 +453,6 @@ describe("decodePartText", () => {
 });
 
 describe("PartCharsets against busboy on generated bodies", () => {
-  /** What busboy emits for the body itself, names and kinds only, and whether it fails. */
-  function direct(chunks: readonly Uint8Array[]): Promise<{ parts: string[]; failed: boolean }> {
-    const parser = busboy({
-      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
-      defCharset: "latin1",
-    });
-    const parts: string[] = [];
-    parser.on("field", (name) => parts.push(`field ${name}`));
-    parser.on("file", (name, stream) => {
-      parts.push(`file ${name}`);
-      stream.resume();
-      stream.on("error", () => {});
-    });
-    return new Promise((resolve) => {
-      parser.on("error", () => resolve({ parts, failed: true }));
-      parser.on("close", () => resolve({ parts, failed: false }));
-      for (const chunk of chunks) parser.write(chunk);
-      parser.end();
-    });
-  }
-
   it("emits the same parts as busboy alone for 300 mutated bodies", async () => {
     const random = generator(20_261_123);
     for (let index = 0; index < 300; index++) {

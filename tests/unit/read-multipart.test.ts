@@ -207,6 +207,14 @@ describe("readMultipart", () => {
       { a: ["eA=="] },
     ],
     [
+      "a file's name in UTF-8, and a Content-Type",
+      one([
+        `Content-Disposition: form-data; name="brief"; filename="${Buffer.from("brief-é.pdf").toString("latin1")}"`,
+        "Content-Type: application/pdf",
+      ]),
+      { fields: {}, files: { brief: [{ filename: "brief-é.pdf", size: 1, truncated: false, bytes: "x" }] } },
+    ],
+    [
       "a malformed header",
       one(['Content-Disposition: form-data; name="a"', "Content Type: text/plain"]),
       MALFORMED,
@@ -254,6 +262,16 @@ describe("readMultipart", () => {
     const boundary = contentType.includes("!#$") ? "!#$%&'*+-.^_`|~09AZaz" : BOUNDARY;
     const body = multipartBody(boundary, fields(["a", "1"], ["b", "2"]));
     expect(await read(body, contentType)).toEqual({ a: ["1"], b: ["2"] });
+  });
+
+  it("a form type: a quoted boundary above ASCII, its delimiters in UTF-8 as busboy looks for them", async () => {
+    const parts = [
+      textPart("a", "1"),
+      textPart("b", Buffer.from("é", "latin1"), "text/plain; charset=utf-8"),
+    ];
+    // Written one byte a character, then all of it as UTF-8: the boundary and the value "é" alike.
+    const body = Buffer.from(multipartBody("é-x", parts).toString("latin1"), "utf8");
+    expect(await read(body, 'multipart/form-data; boundary="é-x"')).toEqual({ a: ["1"], b: ["é"] });
   });
 
   it.each([
