@@ -186,6 +186,18 @@ describe("PartCharsets: the stage between the body and busboy", () => {
     }
   });
 
+  it("passes a rewritten block's bytes above ASCII as they came: a file name in UTF-8", () => {
+    const filename = Buffer.from("brief-é.pdf").toString("latin1");
+    const body = multipartBody(BOUNDARY, [
+      filePart("brief", Buffer.from("%PDF"), "application/pdf; charset=utf-8"),
+    ]);
+    const sent = Buffer.from(body.toString("latin1").replace("brief.bin", filename), "latin1");
+    const output = stage([sent]).output.toString("latin1");
+    expect(output).toContain(
+      `filename="${filename}"\r\nContent-Type: application/pdf\r\nContent-Transfer-Encoding:`,
+    );
+  });
+
   it("gives the parts after one that busboy skips their own charsets", async () => {
     const body = multipartBody(BOUNDARY, [
       { headers: ["Content-Type: text/plain; charset=base64"], body: "no disposition" },
@@ -271,6 +283,7 @@ describe("PartCharsets: the stage between the body and busboy", () => {
   // After a delimiter busboy wants "--" or CRLF; a dash or CR not followed by the rest is part
   // data, and a delimiter right after a lone dash or CR it does not see as one.
   it.each([
+    ["another byte, then a delimiter at once", "x\r\n"],
     ["a dash, then another byte", "-x\r\n"],
     ["a CR, then another byte", "\rx\r\n"],
     ["another byte, then LF and a header busboy would refuse", "x\nBad Header: x\r\n\r\nignored\r\n"],
