@@ -98,7 +98,25 @@ function createAcknowledger(config: Config, cooldowns?: Cooldowns): Acknowledger
   );
 }
 
+/**
+ * Starts loading, in the background, the SDKs this configuration uses (each is otherwise loaded by
+ * its first call, so none that is not configured is ever loaded): the first brief's email or webhook
+ * then does not spend its `NOTIFY_TIMEOUT_MS` loading code. Nothing waits for it; a load that fails
+ * here fails again, and is reported, at the call that needs it.
+ */
+function preloadConfiguredIntegrations(config: Config): void {
+  const loads: Promise<unknown>[] = [];
+  if (config.inbox.driver === "vercel-blob") loads.push(import("@vercel/blob"));
+  if (config.redis) loads.push(import("@upstash/redis"), import("@upstash/ratelimit"));
+  if (config.qstash) loads.push(import("@upstash/qstash"));
+  if (config.email || config.visitorEmail) loads.push(import("nodemailer"));
+  if (config.visitorEmail) loads.push(import("./visitor-email/templates"));
+  if (config.webhook || config.turnstile) loads.push(import("undici"));
+  void Promise.allSettled(loads);
+}
+
 export function createServices(config: Config): Services {
+  preloadConfiguredIntegrations(config);
   const cooldowns = createCooldowns(config);
   const inbox = createInboxServices(config, cooldowns);
   let ipHashSalt = config.ipHashSalt;
