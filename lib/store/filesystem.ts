@@ -51,10 +51,11 @@ export class FilesystemStore implements ObjectStore {
   readonly root: string;
   private readonly directories: DirectorySyncs;
   /**
-   * Folders that gained an entry (a folder made inside them) that no completed fsync covers yet,
-   * each with a mark that moves on every new entry. A save that finds its folder already made, by
-   * a concurrent save still on its way to that sync, must not answer before the sync either: it
-   * syncs these too (sharing the other save's fsync where the timing allows).
+   * Folders made whose own entry, in the folder above, no completed fsync covers yet, each with a
+   * mark that moves whenever the folder is made again. A save that finds its folder (or one above
+   * it) already made, by a concurrent save still on its way to that sync, must not answer before
+   * the sync either: it syncs the folder above each such entry on its path too (sharing the other
+   * save's fsync where the timing allows). A folder made beside its path is not its concern.
    */
   private readonly unsynced = new Map<string, number>();
   private marks = 0;
@@ -68,7 +69,7 @@ export class FilesystemStore implements ObjectStore {
   async put(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
     await this.bounded(`write ${path}`, options, async (step) => {
-      const { temp, created } = await this.writeTempInFolder(target, body, step);
+      const temp = await this.writeTempInFolder(target, body, step);
       try {
         step();
         await rename(temp, target);
@@ -76,7 +77,7 @@ export class FilesystemStore implements ObjectStore {
         await removeQuietly(temp);
         throw error;
       }
-      await this.syncFolders(dirname(target), created);
+      await this.syncFolders(dirname(target));
     });
   }
 
@@ -88,7 +89,7 @@ export class FilesystemStore implements ObjectStore {
     const targets = entries.map((entry) => this.locate(entry.path));
     const folders = [...new Set(targets.map((target) => dirname(target)))];
     await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, async (step) => {
-      const created = (await Promise.all(folders.map((folder) => this.makeFolder(folder, step)))).flat();
+      await Promise.all(folders.map((folder) => this.makeFolder(folder, step)));
       const temps = await Promise.allSettled(
         entries.map((entry, index) => writeTemp(targets[index] ?? "", entry.body, step)),
       );
@@ -104,9 +105,7 @@ export class FilesystemStore implements ObjectStore {
         await Promise.all(written.map(removeQuietly));
         throw error;
       }
-      await Promise.all(
-        folders.map((folder, index) => this.syncFolders(folder, index === 0 ? [...new Set(created)] : [])),
-      );
+      await Promise.all(folders.map((folder) => this.syncFolders(folder)));
     });
   }
 
@@ -117,7 +116,8 @@ export class FilesystemStore implements ObjectStore {
    */
   async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
     const spool = await this.bounded("start an upload", options, async (step) => {
-      await mkdir(this.root, { recursive: true });
+      // The inbox's own folder may be made here: its entry is flushed with the upload's commit.
+      await this.makeFolder(this.root, step);
       const made = await SpoolFile.create(this.root, UPLOAD_PREFIX);
       try {
         step(); // made after the caller stopped waiting: nobody will discard it
@@ -163,7 +163,7 @@ export class FilesystemStore implements ObjectStore {
   async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
     return this.bounded(`create ${path}`, options, async (step) => {
-      const { temp, created } = await this.writeTempInFolder(target, body, step);
+      const temp = await this.writeTempInFolder(target, body, step);
       try {
         step();
         // link() refuses an existing target, so exactly one of concurrent creators wins.
@@ -174,7 +174,7 @@ export class FilesystemStore implements ObjectStore {
       } finally {
         await removeQuietly(temp);
       }
-      await this.syncFolders(dirname(target), created);
+      await this.syncFolders(dirname(target));
       return true;
     });
   }
@@ -257,7 +257,7 @@ export class FilesystemStore implements ObjectStore {
           await rename(temp, target);
           return true;
         });
-        if (written) await this.syncFolders(dirname(target), []);
+        if (written) await this.syncFolders(dirname(target));
         return written;
       } finally {
         if (!written) await removeQuietly(temp);
@@ -274,7 +274,7 @@ export class FilesystemStore implements ObjectStore {
         await unlink(target);
         return true;
       });
-      if (removed) await this.syncFolders(dirname(target), []);
+      if (removed) await this.syncFolders(dirname(target));
       return removed;
     });
   }
@@ -363,70 +363,59 @@ export class FilesystemStore implements ObjectStore {
    * flushes the folders' new entries, as `put` does.
    */
   private async place(from: string, target: string, step: Step): Promise<void> {
-    const created = await this.makeFolder(dirname(target), step);
+    await this.makeFolder(dirname(target), step);
     step();
     await rename(from, target);
-    await this.syncFolders(dirname(target), created);
+    await this.syncFolders(dirname(target));
   }
 
   /**
-   * Flushes the entries of `folder`, of each of `created`, and of any folder above `folder` that
-   * gained an entry no completed fsync covers yet (made by a concurrent save that has not synced
-   * it yet), all at once; a sync of the same folder that another save started after this one's
-   * entry was made serves both.
+   * Flushes the entries of `folder`, and of the folder above each folder on its path whose own entry
+   * no completed fsync covers yet (made by this save, or by a concurrent one that has not synced it
+   * yet), all at once; a sync of the same folder that another save started after this one's entry
+   * was made serves both.
    */
-  private async syncFolders(folder: string, created: readonly string[]): Promise<void> {
-    const folders = new Set([folder, ...created]);
-    for (let current = folder; dirname(current) !== current;) {
-      current = dirname(current);
-      if (this.unsynced.has(current)) folders.add(current);
+  private async syncFolders(folder: string): Promise<void> {
+    const folders = new Set([folder]);
+    const entries: { made: string; mark: number }[] = [];
+    for (let made = folder; dirname(made) !== made; made = dirname(made)) {
+      const mark = this.unsynced.get(made);
+      if (mark === undefined) continue;
+      folders.add(dirname(made));
+      entries.push({ made, mark });
     }
-    await Promise.all(
-      [...folders].map(async (path) => {
-        const mark = this.unsynced.get(path);
-        await this.directories.sync(path);
-        // The sync began after this call, so it covers every entry marked up to `mark`.
-        if (mark !== undefined && this.unsynced.get(path) === mark) this.unsynced.delete(path);
-      }),
-    );
+    await Promise.all([...folders].map((path) => this.directories.sync(path)));
+    // Those syncs began after this call, so they cover every entry marked up to its mark.
+    for (const { made, mark } of entries) if (this.unsynced.get(made) === mark) this.unsynced.delete(made);
   }
 
   /**
    * `writeTemp` into the target's folder, which usually exists (a day's briefs, the subscribers):
-   * the folder is made, and its new entries listed for syncing, only when the first open finds it
-   * missing. One system call fewer per write than making sure of the folder first.
+   * the folder is made only when the first open finds it missing. One system call fewer per write
+   * than making sure of the folder first.
    */
-  private async writeTempInFolder(
-    target: string,
-    body: ObjectBody,
-    step: Step,
-  ): Promise<{ temp: string; created: string[] }> {
+  private async writeTempInFolder(target: string, body: ObjectBody, step: Step): Promise<string> {
     try {
-      return { temp: await writeTemp(target, body, step), created: [] };
+      return await writeTemp(target, body, step);
     } catch (error) {
       if (!isCode(error, "ENOENT")) throw error;
-      const created = await this.makeFolder(dirname(target), step);
-      return { temp: await writeTemp(target, body, step), created };
+      await this.makeFolder(dirname(target), step);
+      return await writeTemp(target, body, step);
     }
   }
 
   /**
-   * Creates `folder` and any missing parents. Returns the folders whose new entries must be
-   * fsynced: the parent of the first folder created, and each created folder above `folder`
-   * (`folder` itself is synced after its file is renamed into it).
+   * Creates `folder` and any missing parents, and records each folder made as an entry not yet
+   * flushed: `syncFolders` on a path through it then syncs the folder above it.
    */
-  private async makeFolder(folder: string, step: Step): Promise<string[]> {
+  private async makeFolder(folder: string, step: Step): Promise<void> {
     step();
     const first = await mkdir(folder, { recursive: true });
     step();
-    if (first === undefined) return [];
-    const created: string[] = [];
-    for (let current = dirname(folder); current.length >= first.length; current = dirname(current)) {
-      created.push(current);
+    if (first === undefined) return;
+    for (let made = folder; made.length >= first.length; made = dirname(made)) {
+      this.unsynced.set(made, ++this.marks);
     }
-    created.push(dirname(first));
-    for (const parent of created) this.unsynced.set(parent, ++this.marks);
-    return created;
   }
 
   /**

@@ -89,6 +89,20 @@ describe("FilesystemStore", () => {
     expect(await listFiles(root)).toEqual(["briefs/2026/11/23/REF/attachment.pdf"]);
   });
 
+  it("an upload into an inbox whose folder it made flushes that folder's entry too", async () => {
+    const synced: string[] = [];
+    const fresh = new FilesystemStore(root, {
+      async syncDirectory(folder) {
+        synced.push(folder);
+      },
+    });
+    const upload = await fresh.beginUpload();
+    await upload.write(bytes("%PDF-1.7"));
+    await upload.commit("briefs/2026/11/23/REF/attachment.pdf", "application/pdf");
+    expect(synced).toContain(dir); // the folder holding the inbox's own entry
+    expect(synced).toContain(root);
+  });
+
   describe("a save into a folder another save has just made", () => {
     /** A store whose directory fsyncs are recorded, and held back for `held` until released. */
     function watchedStore(held: string) {
@@ -122,6 +136,32 @@ describe("FilesystemStore", () => {
       release();
       await Promise.all([first, second]);
       expect(synced.filter((folder) => folder === root).length).toBeGreaterThanOrEqual(1);
+    });
+
+    it("a save into its own folder does not wait for the flush of another save's new folder beside it", async () => {
+      const day = join(root, "briefs", "2026", "11", "23");
+      let hold = false;
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const synced: string[] = [];
+      const watched = new FilesystemStore(root, {
+        async syncDirectory(folder) {
+          if (hold && folder === day) await released;
+          synced.push(folder);
+        },
+      });
+      // One brief's file is in, its folder's entry in the day flushed.
+      await watched.put("briefs/2026/11/23/A/attachment.pdf", "%PDF", "application/pdf");
+      // Another brief makes its folder in the same day; flushing the day's new entry is held.
+      hold = true;
+      const other = watched.put("briefs/2026/11/23/B/brief.json", "{}", "application/json");
+      await vi.waitFor(() => expect(synced).toContain(join(day, "B")));
+      // The first brief's commit point depends on its own folder only.
+      const commit = watched.put("briefs/2026/11/23/A/brief.json", "{}", "application/json");
+      expect(await settled(commit), "waited for another brief's folder to be flushed").toBe(true);
+      expect(await settled(other)).toBe(false);
+      release();
+      await other;
     });
 
     it("once those entries are flushed, later saves into the folder sync only their own folder", async () => {
