@@ -411,11 +411,13 @@ export class FilesystemStore implements ObjectStore {
   private async makeFolder(folder: string, step: Step): Promise<void> {
     step();
     const first = await mkdir(folder, { recursive: true });
-    step();
-    if (first === undefined) return;
-    for (let made = folder; made.length >= first.length; made = dirname(made)) {
-      this.unsynced.set(made, ++this.marks);
+    // Recorded before the deadline is checked: a folder made late stays for a later save to flush.
+    if (first !== undefined) {
+      for (let made = folder; made.length >= first.length; made = dirname(made)) {
+        this.unsynced.set(made, ++this.marks);
+      }
     }
+    step();
   }
 
   /**
