@@ -123,7 +123,9 @@ const statusFilter = (status: BriefStatus | null) => parseFilter(status === null
 
 const watched = () => watchMonthReads(store);
 
-describe("the list beside a brief, from the catalog", () => {
+// Each test stores a history of briefs first (durable saves, fsyncs and all): on a loaded machine
+// that alone can pass Vitest's 5 s default.
+describe("the list beside a brief, from the catalog", { timeout: 30_000 }, () => {
   it("shows for every brief and every status filter what the whole list shows", async () => {
     const briefs = await history();
     await searchBriefs(store, "briefs", parseFilter({}), { now, background: false });
