@@ -3,6 +3,7 @@ import { type Config, getConfig } from "./config";
 import { Acknowledger } from "./contact/acknowledge";
 import { ChannelAlerts, Deliveries, QStashPublisher, retryDestination, RetryMessages } from "./deliveries";
 import { createStore, type ObjectStore } from "./store";
+import { loadVercelBlob } from "./store/blob-sdk";
 import { LinkSigner } from "./links";
 import { indexDeliveryChange } from "./ops";
 import { createOpsServices, type OpsServices } from "./ops-web";
@@ -106,7 +107,7 @@ function createAcknowledger(config: Config, cooldowns?: Cooldowns): Acknowledger
  */
 function preloadConfiguredIntegrations(config: Config): void {
   const loads: Promise<unknown>[] = [];
-  if (config.inbox.driver === "vercel-blob") loads.push(import("@vercel/blob"));
+  if (config.inbox.driver === "vercel-blob") loads.push(loadVercelBlob());
   if (config.redis) loads.push(import("@upstash/redis"), import("@upstash/ratelimit"));
   if (config.qstash) loads.push(import("@upstash/qstash"));
   if (config.email || config.visitorEmail) loads.push(import("nodemailer"));

@@ -1,4 +1,5 @@
 import type * as VercelBlobSdk from "@vercel/blob";
+import { loadOnce } from "../load-once";
 
 /**
  * `@vercel/blob`, loaded by the Blob inbox's first call rather than with the routes: a server on the
@@ -7,19 +8,11 @@ import type * as VercelBlobSdk from "@vercel/blob";
  */
 export type VercelBlob = typeof VercelBlobSdk;
 
-let loading: Promise<VercelBlob> | undefined;
 let loaded: VercelBlob | null = null;
 
-export function loadVercelBlob(): Promise<VercelBlob> {
-  loading ??= import("@vercel/blob").then(
-    (sdk) => (loaded = sdk),
-    (error: unknown) => {
-      loading = undefined; // a failed load is tried again by the next call
-      throw error;
-    },
-  );
-  return loading;
-}
+export const loadVercelBlob: () => Promise<VercelBlob> = loadOnce(() =>
+  import("@vercel/blob").then((sdk) => (loaded = sdk)),
+);
 
 /**
  * The SDK once a call has loaded it: its error classes are asked about only about an error a call
