@@ -1,6 +1,6 @@
 import { attachmentFileName } from "./message";
 import { attributionLines } from "./attribution";
-import { formatBytes } from "../format";
+import { formatBytes, visibleText } from "../format";
 import type { BriefRecord } from "../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import type { BriefNotice, Channel } from "./types";
@@ -16,9 +16,10 @@ const SLACK_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": 
  * mention, `<@U123>` or `<https://evil.example|your invoice>` link can be typed into a brief.
  * Discord (which takes the same message at its URL + `/slack`) also pings on a bare `@everyone`
  * or `@here`: a word joiner after the `@` keeps them from doing so without changing what is read.
+ * Bidirectional controls are shown as code points (`visibleText`), so the message reads as typed.
  */
 export function escapeSlack(text: string): string {
-  return text
+  return visibleText(text)
     .replace(/[&<>]/g, (character) => SLACK_ESCAPES[character] ?? character)
     .replace(/@(?=(?:everyone|here|channel)\b)/gi, "@\u2060");
 }

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { DeliveryError, parseRetryAfter, retryableStatus } from "./failure";
-import { briefReceivedEvent } from "./payload";
+import { briefReceivedBody } from "./payload";
 import type { BriefNotice, Channel } from "./types";
 
 /**
@@ -95,7 +95,7 @@ export class WebhookChannel implements Channel {
   }
 
   async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
-    const body = JSON.stringify(briefReceivedEvent(notice.record));
+    const body = briefReceivedBody(notice.record);
     // The id is the reference's, so a brief sent again carries the same one (see signatureHeaders).
     await postWebhook(this.url, this.signer, `msg_${notice.record.reference}`, body, signal);
   }
