@@ -156,6 +156,7 @@ export function slackMessage(record: BriefRecord, inboxUrl: string | null): Slac
   ];
   const room = SLACK_LIMITS.text - [...before, ...after].join("\n").length - 1;
   const text = [...before, escapeWithin(described, Math.max(0, room)), ...after].join("\n");
+  // Only a `SITE_URL` of hundreds of characters leaves no room at all: then the whole is cut.
   return {
     text: text.length <= SLACK_LIMITS.text ? text : `${text.slice(0, SLACK_LIMITS.text - 1)}…`,
     blocks,
