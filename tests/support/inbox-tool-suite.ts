@@ -776,6 +776,7 @@ export function describeInboxTool(backend: InboxBackend): void {
             consent: {
               at: "2025-02-01T10:00:00.000Z",
               method: "single",
+              site: "unknown",
               ipHash: null,
               verification: "unavailable",
             },
@@ -792,6 +793,7 @@ export function describeInboxTool(backend: InboxBackend): void {
             consent: {
               at: "2025-01-01T10:00:00.000Z",
               method: "single",
+              site: "unknown",
               ipHash: null,
               verification: "passed",
             },
