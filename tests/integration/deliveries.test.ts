@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { access, readFile, writeFile } from "node:fs/promises";
+import { access, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -317,6 +317,74 @@ describe("a receiver slower than Part 4's 60 s lease, with the server's look and
   const deliveryStateOf = async (reference: string) =>
     ((await readDeliveryJson(inbox, reference, { waitMs: 0 }))?.webhook as { state?: string } | undefined)
       ?.state;
+});
+
+describe("an erase while an attempt hangs", () => {
+  let receiver: WebhookReceiver;
+  let smtp: SmtpTestServer;
+  let inbox: string;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    smtp = await startSmtpServer();
+    inbox = await tempDir();
+    app = await startApp({
+      INBOX_DIR: inbox,
+      WEBHOOK_URL: `${receiver.url}/intake`,
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: FROM,
+      EMAIL_TO: "ops@studio.example",
+      NOTIFY_TIMEOUT_MS: "20000",
+      // One retry: the hung one, whose failure would give up and alert ops.
+      DELIVERY_RETRY_SCHEDULE: "1s",
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.stop();
+    await smtp?.stop();
+  });
+
+  /** Every folder under `path` that holds nothing. */
+  async function emptyFolders(path: string): Promise<string[]> {
+    const entries = await readdir(path, { recursive: true, withFileTypes: true });
+    const empty: string[] = [];
+    for (const entry of entries.filter((candidate) => candidate.isDirectory())) {
+      const folder = join(entry.parentPath, entry.name);
+      if ((await readdir(folder)).length === 0) empty.push(folder.slice(path.length + 1));
+    }
+    return empty;
+  }
+
+  it("leaves nothing behind for the erased reference, no empty folder, and nothing sent after it answered", async () => {
+    receiver.answer({ status: 503 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let requests = 0;
+    receiver.onRequest(async () => {
+      if (++requests === 2) await held;
+    });
+    const email = `erase-hung-${randomBytes(4).toString("hex")}@example.com`;
+    const { reference } = await send(app, { email });
+    await until(() => receiver.forReference(reference).length === 2, 15_000);
+
+    const erased = await runInbox(["erase", email, "--confirm", email], { env: { INBOX_DIR: inbox } });
+    expect(erased.code).toBe(0);
+    const sent = receiver.forReference(reference).length;
+    const mails = smtp.received.length;
+    // The hung attempt fails now (503), after the erase answered: it would give up and tell ops.
+    release();
+    await pause(5_000);
+
+    expect(receiver.forReference(reference)).toHaveLength(sent);
+    expect(smtp.received.slice(mails).filter((mail) => mail.parsed.subject?.includes(reference))).toEqual([]);
+    const files = await readdir(inbox, { recursive: true });
+    expect(files.filter((path) => path.includes(reference))).toEqual([]);
+    expect(await emptyFolders(inbox)).toEqual([]);
+    expect(await findBriefFolder(inbox, reference)).toBeUndefined();
+  }, 60_000);
 });
 
 describe("GET /api/cron/deliveries while an attempt hangs", () => {

@@ -9,6 +9,7 @@ import { WebhookChannel } from "@/lib/notify/webhook";
 import type { ObjectStore } from "@/lib/store";
 import { BlobStore } from "@/lib/store/blob";
 import { FilesystemStore } from "@/lib/store/filesystem";
+import { eraseFolders } from "@/lib/ops/erase";
 import type { BlobStandIn } from "../support/blob-standin";
 import { withBlobStandIn } from "../support/blob-vitest";
 import { deliveriesFor } from "../support/deliveries";
@@ -179,6 +180,46 @@ describe.each([
     expect(await store.get(duePath(reference, "webhook"))).toBeNull();
     expect(await store.get(failedPath(reference, "webhook"))).toBeNull();
     expect(receiver.forReference(reference)).toHaveLength(2);
+  });
+
+  it("an erase landing between an attempt's send and its record: nothing it writes survives, nothing more is sent", async () => {
+    const t0 = await prepare();
+    receiver.answer({ status: 503 });
+    let erasing: Promise<void> | null = null;
+    // The erase runs just as the attempt, its send made, reads delivery.json to record it.
+    const racing = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== "getVersioned" || typeof value !== "function") {
+          return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        }
+        return async (path: string, ...rest: unknown[]) => {
+          if (path === `${folder}/delivery.json` && erasing === null) {
+            erasing = eraseFolders(store, "briefs", [folder]);
+            await erasing;
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, [path, ...rest]);
+        };
+      },
+    }) as ObjectStore;
+    const { deliveries, alerts } = deliveriesFor(racing, {
+      channels: [new WebhookChannel(receiver.url, null)],
+      notifyTimeoutMs: NOTIFY_TIMEOUT_MS,
+      retrySchedule: [1_000],
+    });
+    expect(await deliveries.attemptIfDue(reference, "webhook", { now: t0 })).toMatchObject({
+      made: false,
+      why: "lost",
+    });
+    expect(erasing).not.toBeNull();
+    const left: string[] = [];
+    for await (const info of store.list("")) left.push(info.path);
+    expect(left.filter((path) => path.includes(reference))).toEqual([]);
+    expect(alerts).toEqual([]);
+    expect(await deliveries.runDue({ now: new Date(t0.getTime() + 3_600_000) })).toMatchObject({
+      attempted: 0,
+    });
+    expect(receiver.forReference(reference)).toHaveLength(1);
   });
 
   it("a round bounded by its signal answers at once; the attempt under way records its own outcome", async () => {
