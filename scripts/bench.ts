@@ -23,6 +23,7 @@ import { startSmtpServer } from "../tests/support/smtp";
 import { TEN_MIB } from "../tests/support/files";
 import { type ColdStartSummary, measureColdStart } from "./bench/cold-start";
 import { type MemoryResult, measureUploadMemory } from "./bench/memory";
+import { measureModuleLoads, type ModuleLoad } from "./bench/module-loads";
 import { measureDeclaredOversize, type OversizeResult } from "./bench/oversize";
 import { fixed, mib, printCpu, printEmails } from "./bench/report";
 import { type CpuRun, cpuRuns, type CpuSummary, summarise } from "./bench/runs";
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
   const memory: MemoryResult[] = [];
   let oversize: OversizeResult | null = null;
   let coldStart: ColdStartSummary | null = null;
+  let moduleLoads: ModuleLoad[] = [];
   const standIn = await startBlobStandIn();
   const siteverify = await startSiteverifyStandIn({ secret: TURNSTILE_SECRET, hostname: "127.0.0.1" });
   const smtp = await startSmtpServer({ envelopesOnly: true });
@@ -146,6 +148,9 @@ async function main(): Promise<void> {
         `\nCold start: ${runCount} fresh servers per route, the first request as soon as it is ready`,
       );
       coldStart = await measureColdStart(runCount, inboxes);
+      console.log("\nEach dependency's import in a fresh Node process (median of the runs):");
+      moduleLoads = measureModuleLoads(runCount);
+      for (const { name, loadMs } of moduleLoads) console.log(`  ${name.padEnd(22)} ${fixed(loadMs, 0)} ms`);
     }
   } finally {
     await standIn.close();
@@ -177,6 +182,7 @@ async function main(): Promise<void> {
         memory,
         oversize,
         coldStart,
+        moduleLoads,
         targets: results,
       },
       null,

@@ -1,9 +1,7 @@
 import busboy from "busboy";
-import { parseContentType } from "busboy/lib/utils.js";
 import { formatBytes } from "../format";
-import { ApiError, toApiError } from "./errors";
-import { decodePartText, PartCharsets } from "./part-charsets";
-import { parseSmallForm, SMALL_FORM_BYTES, smallFormBoundary } from "./small-form";
+import { ApiError } from "./errors";
+import { declaredCharset, decodePartText, PartCharsets, parseContentType } from "./part-charsets";
 
 /**
  * Request bodies read under a byte cap: the declared size is checked before anything is read,
@@ -139,9 +137,6 @@ export interface MultipartLimits {
   fileFields: readonly string[];
 }
 
-/** busboy's charset for parameters such as `filename*`; the charset stage parses them alike. */
-const PARAM_CHARSET = "utf8";
-
 /**
  * Parses a `multipart/form-data` body as it streams in. Malformed bodies (bad boundary, truncated
  * parts, broken part headers) are 400; a body over `maxBodyBytes` or with too many parts is 413.
@@ -155,38 +150,20 @@ export async function readMultipart(
   openSink: OpenFileSink | null = null,
 ): Promise<MultipartForm> {
   const contentType = request.headers.get("content-type") ?? "";
+  const boundary = parseContentType(contentType)?.params.get("boundary");
   // Busboy takes `boundary=""`, whose delimiter (a line starting with "--") any text can contain.
-  if (/;[ \t]*boundary=""/i.test(contentType)) {
+  if (boundary === "") {
     throw new ApiError("malformed_body", "The form data could not be read: its boundary is empty.");
   }
-  const chunks = countedChunks(request, limits.maxBodyBytes);
-  const boundary = smallFormBoundary(contentType);
-  const declared = declaredLength(request);
-  if (boundary === null || declared === null || declared > SMALL_FORM_BYTES) {
-    return parseStreaming(chunks, contentType, limits, openSink);
-  }
-  // A small body is held whole and read in one pass; what that reader leaves, busboy reads.
-  const held: Uint8Array[] = [];
-  for await (const chunk of chunks) held.push(chunk);
-  const fields = parseSmallForm(Buffer.concat(held), boundary, limits);
-  return fields ? { fields, files: new Map() } : parseStreaming(held, contentType, limits, openSink);
-}
-
-/** busboy behind the charset stage, fed `chunks` as they come (see `readMultipart`). */
-async function parseStreaming(
-  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-  contentType: string,
-  limits: MultipartLimits,
-  openSink: OpenFileSink | null,
-): Promise<MultipartForm> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
       headers: { "content-type": contentType },
       // Text parts reach the listener as latin1, a lossless view of their bytes (the charset stage
-      // below hides every declared charset from busboy); each is decoded once, by decodePartText.
+      // below takes every declared charset out of the parts' Content-Type and hands it over in
+      // `info.encoding`); each is decoded once, by decodePartText.
       defCharset: "latin1",
-      defParamCharset: PARAM_CHARSET,
+      defParamCharset: "utf8",
       limits: {
         fieldSize: limits.maxFieldBytes,
         fileSize: limits.maxFileBytes + 1, // busboy flags a file that reaches the limit, so allow the exact size
@@ -200,21 +177,17 @@ async function parseStreaming(
     });
   }
 
-  // busboy accepted the content type, so it has a boundary, the one parsed here the same way.
-  const charsets = new PartCharsets(parseContentType(contentType)?.params.boundary ?? "", PARAM_CHARSET);
+  // busboy accepted the content type, so it has a boundary, the one parsed above the same way.
+  const charsets = new PartCharsets(boundary ?? "");
 
   const form: MultipartForm = { fields: new Map(), files: new Map() };
   let failure: ApiError | null = null;
   const fail = (error: ApiError) => {
     failure ??= error;
   };
-  const unrecordedPart = () =>
-    fail(toApiError(new Error("multipart: busboy emitted a part the charset stage did not record")));
 
   parser.on("field", (name, raw, info) => {
-    const charset = charsets.nextPart();
-    if (charset === undefined) return unrecordedPart();
-    const value = decodePartText(raw, charset);
+    const value = decodePartText(raw, declaredCharset(info.encoding));
     const values = form.fields.get(name) ?? [];
     values.push({ value: value ?? "", truncated: info.valueTruncated, invalidEncoding: value === null });
     form.fields.set(name, values);
@@ -224,7 +197,6 @@ async function parseStreaming(
   const writing = new Set<Promise<void>>();
 
   parser.on("file", (name, stream, info) => {
-    if (charsets.nextPart() === undefined) unrecordedPart();
     const keep = limits.fileFields.includes(name);
     const file: UploadedFile = {
       filename: info.filename ?? "",
@@ -285,7 +257,7 @@ async function parseStreaming(
   };
 
   try {
-    for await (const chunk of chunks) {
+    for await (const chunk of countedChunks(request, limits.maxBodyBytes)) {
       if (failure || parseError) break;
       await feed(charsets.write(chunk));
     }

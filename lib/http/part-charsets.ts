@@ -1,55 +1,53 @@
-import { getDecoder, type ParamDecoder, parseContentType, parseDisposition } from "busboy/lib/utils.js";
 import StreamSearch from "streamsearch";
 
 /**
- * The charset each part of a `multipart/form-data` body declares, kept for decoding its text once.
+ * The charset each part of a `multipart/form-data` body declares, handed to busboy's listeners
+ * with the part, so that a text part's exact bytes are decoded once.
  *
- * busboy decodes a text part by the charset its `Content-Type` names, lossily (bytes that are not
- * UTF-8 become U+FFFD, `base64` re-encodes the text), and does not tell its 'field' listener which
- * charset that was. So this stage sits between the body's chunks and busboy. It follows the body
- * the way busboy 1.6 does (the same delimiter search, the same part-header grammar and limits,
- * busboy's own parsers for header values), records the declared charset of every part busboy will
- * emit, in order, and takes the `charset` parameter out of that part's `Content-Type`. busboy then
- * reads every text part with its default charset, latin1, a lossless view of the bytes, and each
- * value is decoded from its exact bytes by `decodePartText`. Nothing else is changed: part
- * contents, files included, pass through byte for byte, and so do header blocks without a charset.
- *
- * It relies on readMultipart's busboy having 'field' and 'file' listeners and no `files` or
- * `fields` limit: then busboy emits exactly the parts whose headers carry a form-data
- * Content-Disposition. (Past its `parts` limit busboy emits nothing more, so records made for
- * later parts are never asked for.)
+ * busboy 1.6 decodes a text part by the charset its `Content-Type` names, lossily (bytes that are
+ * not UTF-8 become U+FFFD, `base64` re-encodes the text, a charset it does not list gives
+ * `undefined`), and its 'field' event tells the part's media type but not that charset; it has no
+ * option to leave parts undecoded. So this stage sits between the body's chunks and busboy. It
+ * follows the body the way busboy does (the same delimiter search, the same part-header grammar
+ * and limits) and rewrites each part header block that has a Content-Type or a
+ * Content-Transfer-Encoding into the first Content-Disposition as it came, the media type without
+ * parameters and, when the part declared a charset, `Content-Transfer-Encoding: charset=<label>`,
+ * which busboy hands every listener as `info.encoding` (read back by `declaredCharset`; a part's
+ * own Content-Transfer-Encoding never reaches busboy). busboy then reads every text part with its
+ * default charset, latin1, a lossless view of the bytes, for `decodePartText`. Part contents, files
+ * included, pass through byte for byte, and so do header blocks with neither header (a browser's
+ * text fields). As the charset travels with its part, which parts busboy emits is busboy's own
+ * reading of their Content-Disposition, never this stage's.
  */
 export class PartCharsets {
   /**
-   * The body broke a rule of part headers: a header busboy refuses, or a boundary delimiter inside
-   * a part's header block (where busboy's reading depends on how the bytes were chunked). Nothing
-   * more is passed on; the form is malformed.
+   * The body broke a rule of part headers: a header busboy refuses, a boundary delimiter inside a
+   * part's header block (where busboy's reading depends on how the bytes were chunked), or a block
+   * that declares a charset so near busboy's 16 KiB cap (some 30 bytes) that its rewrite would be
+   * over it. Nothing more is passed on; the form is malformed.
    */
   malformed = false;
 
   private readonly search: StreamSearch;
   private readonly delimiter: Buffer;
-  private readonly paramDecoder: ParamDecoder;
-  private readonly charsets: (string | null)[] = [];
-  private nextRecord = 0;
   /** After the closing delimiter busboy reads nothing more; neither does this stage. */
   private finished = false;
   /** The bytes for busboy from the current `write` or `end`. */
   private output: Buffer[] = [];
   /** busboy gives its own delimiter search a CRLF before the body; ours has one too, not passed on. */
   private skipBytes = CRLF.length;
-  /** Reading a part's header block, held back until it is whole. */
-  private headers: PartHeaderParser | null = null;
-  private held: Buffer[] = [];
+  /** A part's header block while it is read, held back until its blank line; `null` elsewhere. */
+  private header: Buffer[] | null = null;
+  private headerBytes = 0;
+  /** The last bytes held of the header block, where its blank line may begin. */
+  private headerTail = Buffer.alloc(0);
   /** Where busboy is just after a delimiter: 1 after it, 2 after a dash, 3 after a CR (its `matchPostBoundary`). */
   private afterDelimiter = 0;
 
-  /** `paramCharset` is busboy's `defParamCharset`. */
-  constructor(boundary: string, paramCharset: string) {
-    const needle = `\r\n--${boundary}`;
-    this.delimiter = Buffer.from(needle);
-    this.paramDecoder = getDecoder(paramCharset);
-    this.search = new StreamSearch(needle, (isMatch, data, start, end, isDataSafe) =>
+  constructor(boundary: string) {
+    // In UTF-8, as busboy's own search has it from the same string.
+    this.delimiter = Buffer.from(`\r\n--${boundary}`, "utf8");
+    this.search = new StreamSearch(this.delimiter, (isMatch, data, start, end, isDataSafe) =>
       this.onSearch(isMatch, data, start, end, isDataSafe),
     );
     this.search.push(CRLF);
@@ -68,19 +66,9 @@ export class PartCharsets {
     if (!this.finished && !this.malformed) {
       this.search.destroy();
       // A header block cut off by the end: busboy reports it as malformed once it sees the bytes.
-      this.releaseHeld();
+      this.releaseHeader();
     }
     return this.takeOutput();
-  }
-
-  /**
-   * The charset declared by the next part busboy emits (a 'field' or a 'file'), in body order:
-   * its `charset` parameter lowercased, `null` when it named none, `undefined` when this stage
-   * recorded no such part (a bug: busboy and this stage no longer agree).
-   */
-  nextPart(): string | null | undefined {
-    if (this.nextRecord >= this.charsets.length) return undefined;
-    return this.charsets[this.nextRecord++];
   }
 
   private takeOutput(): Buffer {
@@ -104,17 +92,13 @@ export class PartCharsets {
     this.emit(isDataSafe ? data.subarray(start, end) : Buffer.from(data.subarray(start, end)));
   }
 
-  private hold(data: Buffer, start: number, end: number): void {
-    if (start < end) this.held.push(Buffer.from(data.subarray(start, end)));
-  }
-
-  private releaseHeld(): void {
-    for (const bytes of this.held) this.emit(bytes);
-    this.held = [];
+  private releaseHeader(): void {
+    for (const bytes of this.header ?? []) this.emit(bytes);
+    this.header = null;
   }
 
   private fail(): void {
-    this.releaseHeld();
+    this.releaseHeader();
     this.malformed = true;
   }
 
@@ -131,7 +115,7 @@ export class PartCharsets {
     const seesDelimiter = data ? this.read(data, start, end, isDataSafe) : true;
     if (!isMatch || this.finished || this.malformed) return;
     if (seesDelimiter) {
-      if (this.headers) return this.fail();
+      if (this.header) return this.fail();
       this.afterDelimiter = 1;
     }
     this.emit(this.delimiter);
@@ -139,83 +123,175 @@ export class PartCharsets {
 
   /** Follows busboy through bytes between delimiters; `false` where busboy returns early. */
   private read(data: Buffer, start: number, end: number, isDataSafe: boolean): boolean {
-    for (;;) {
-      if (this.headers) {
-        const headerEnd = this.headers.push(data, start, end);
-        if (headerEnd === -1) {
-          this.hold(data, start, end);
-          this.fail();
-          return true;
-        }
-        this.hold(data, start, headerEnd);
-        start = headerEnd;
-        if (!this.headers.complete) return true;
-        this.endOfHeaders(this.headers);
-      }
-      if (start === end) return true;
-
-      const from = start;
-      if (this.afterDelimiter === 1) {
-        const code = data[start];
-        if (code === DASH || code === CR) {
-          this.afterDelimiter = code === DASH ? 2 : 3;
-          start += 1;
-        } else {
-          this.afterDelimiter = 0;
-        }
-        if (start === end) {
-          this.pass(data, from, end, isDataSafe);
-          return false;
-        }
-      }
-      if (this.afterDelimiter === 2) {
-        this.afterDelimiter = 0;
-        if (data[start] === DASH) {
-          // The closing delimiter: the epilogue after it is not passed on.
-          this.pass(data, from, start + 1, isDataSafe);
-          this.finished = true;
-          return false;
-        }
-      } else if (this.afterDelimiter === 3) {
-        this.afterDelimiter = 0;
-        if (data[start] === LF) {
-          start += 1;
-          this.pass(data, from, start, isDataSafe);
-          this.headers = new PartHeaderParser();
-          if (start === end) return true;
-          continue;
-        }
-      }
-      this.pass(data, from, end, isDataSafe);
+    if (this.header) {
+      this.readHeader(data, start, end, isDataSafe);
       return true;
     }
+    if (start === end) return true;
+    const from = start;
+    if (this.afterDelimiter === 1) {
+      const code = data[start];
+      this.afterDelimiter = code === DASH ? 2 : code === CR ? 3 : 0;
+      if (this.afterDelimiter !== 0 && ++start === end) {
+        this.pass(data, from, end, isDataSafe);
+        return false;
+      }
+    }
+    if (this.afterDelimiter === 2) {
+      this.afterDelimiter = 0;
+      if (data[start] === DASH) {
+        // The closing delimiter: the epilogue after it is not passed on.
+        this.pass(data, from, start + 1, isDataSafe);
+        this.finished = true;
+        return false;
+      }
+    } else if (this.afterDelimiter === 3) {
+      this.afterDelimiter = 0;
+      if (data[start] === LF) {
+        this.pass(data, from, start + 1, isDataSafe);
+        this.header = [];
+        this.headerBytes = 0;
+        this.headerTail = Buffer.alloc(0);
+        this.readHeader(data, start + 1, end, isDataSafe);
+        return true;
+      }
+    }
+    this.pass(data, from, end, isDataSafe);
+    return true;
   }
 
-  private endOfHeaders(parser: PartHeaderParser): void {
-    this.headers = null;
-    let block = Buffer.concat(this.held);
-    this.held = [];
-
-    let charset: string | null = null;
-    const contentType = parser.fields.get("content-type");
-    const parsed = contentType ? parseContentType(contentType.value) : undefined;
-    if (contentType && parsed?.params.charset !== undefined) {
-      charset = parsed.params.charset.toLowerCase();
-      // The same header without its parameters: busboy sees the same type and no charset.
-      block = Buffer.concat([
-        block.subarray(0, contentType.start),
-        Buffer.from(`Content-Type: ${parsed.type}/${parsed.subtype}`, "latin1"),
-        block.subarray(contentType.end),
-      ]);
+  /**
+   * Reads bytes of a part's header block: holds them (copied) until the block's blank line has
+   * come, then passes on the block for busboy, and the bytes after it as they are.
+   */
+  private readHeader(data: Buffer, start: number, end: number, isDataSafe: boolean): void {
+    const bytes = data.subarray(start, end);
+    // The blank line may begin in the last bytes held before.
+    const tail = this.headerTail;
+    const seam = Buffer.concat([tail, bytes.subarray(0, BLANK_LINE.length - 1)]).indexOf(BLANK_LINE);
+    // Where the blank line starts in `bytes`: below 0 when it started in the tail.
+    const blankLine = seam === -1 ? bytes.indexOf(BLANK_LINE) : seam - tail.length;
+    if (seam === -1 && blankLine === -1) {
+      (this.header as Buffer[]).push(Buffer.from(bytes));
+      this.headerTail = Buffer.concat([tail, bytes]).subarray(-(BLANK_LINE.length - 1));
+      this.headerBytes += bytes.length;
+      // Longer than busboy's cap with no end yet: over it whatever follows, since busboy counts every byte.
+      if (this.headerBytes >= MAX_HEADER_SIZE) this.fail();
+      return;
     }
-
-    const disposition = parser.fields.get("content-disposition");
-    if (disposition && parseDisposition(disposition.value, this.paramDecoder)?.type === "form-data") {
-      this.charsets.push(charset);
+    const blockEnd = blankLine + BLANK_LINE.length;
+    const block = Buffer.concat([...(this.header as Buffer[]), bytes.subarray(0, blockEnd)]);
+    this.header = null;
+    const forBusboy = headerBlockForBusboy(block.toString("latin1"));
+    if (forBusboy === null) {
+      this.emit(block);
+      this.malformed = true;
+      return;
     }
-    this.emit(block);
+    this.emit(forBusboy === undefined ? block : Buffer.from(forBusboy, "latin1"));
+    this.pass(data, start + blockEnd, end, isDataSafe);
   }
 }
+
+/** The prefix of `info.encoding` that carries a part's declared charset (see `PartCharsets`). */
+const CHARSET_TAG = "charset=";
+
+/**
+ * The charset a part declared, lowercased, from the `info.encoding` busboy gave its listener for a
+ * body that went through `PartCharsets`; `null` when it declared none.
+ */
+export function declaredCharset(encoding: string): string | null {
+  return encoding.startsWith(CHARSET_TAG) ? encoding.slice(CHARSET_TAG.length) : null;
+}
+
+/**
+ * What busboy is to read for a part's header block (latin1, ending in its blank line): `undefined`
+ * for the block as it came, the rewritten block (see `PartCharsets`), or `null` when busboy refuses
+ * the block.
+ */
+function headerBlockForBusboy(block: string): string | null | undefined {
+  const read = readHeaderBlock(block);
+  if (read === null) return null;
+  if (!read.typed) return undefined;
+  const disposition = read.headers.get("content-disposition");
+  const contentType = parseContentType(read.headers.get("content-type") ?? "");
+  const charset = contentType?.params.get("charset");
+  let rewritten = "";
+  // A value that starts with blanks (after a folded line) keeps them as a folded line.
+  if (disposition !== undefined) {
+    rewritten += `Content-Disposition:${/^[ \t]/.test(disposition) ? "\r\n" : " "}${disposition}\r\n`;
+  }
+  // busboy's own reading of a missing or malformed Content-Type.
+  rewritten += `Content-Type: ${contentType?.mediaType ?? "text/plain"}\r\n`;
+  if (charset !== undefined) {
+    rewritten += `Content-Transfer-Encoding: ${CHARSET_TAG}${charset.toLowerCase()}\r\n`;
+  }
+  rewritten += "\r\n";
+  // A few bytes longer at most, but past busboy's cap it would be refused where the block was not.
+  return readHeaderBlock(rewritten) === null ? null : rewritten;
+}
+
+/**
+ * A part's header block as busboy 1.6's part-header parser reads it (`HeaderParser` in
+ * lib/types/multipart.js): the first value of each header (names lowercased) among the first
+ * 1,999, and whether any line is a Content-Type or Content-Transfer-Encoding; `null` where busboy
+ * refuses the block.
+ */
+function readHeaderBlock(block: string): { headers: Map<string, string>; typed: boolean } | null {
+  const headers = new Map<string, string>();
+  let typed = false;
+  let pairs = 0;
+  let field: [string, string] | null = null;
+  // busboy counts towards its cap the first byte of each value twice, and of each line after the first.
+  let counted = block.length;
+  const keep = () => {
+    if (field && ++pairs < MAX_HEADER_PAIRS && !headers.has(field[0])) headers.set(field[0], field[1]);
+  };
+  for (const line of block.slice(0, -BLANK_LINE.length).split("\r\n")) {
+    if (field && FOLDED_LINE.test(line)) {
+      field[1] += line;
+      counted += 1;
+      continue;
+    }
+    const match = HEADER_LINE.exec(line);
+    if (!match) return null;
+    counted += field ? 2 : 1;
+    keep();
+    field = [(match[1] as string).toLowerCase(), match[2] as string];
+    if (field[0] === "content-type" || field[0] === "content-transfer-encoding") typed = true;
+  }
+  keep();
+  return counted > MAX_HEADER_SIZE ? null : { headers, typed };
+}
+
+const TOKEN = "[!#$%&'*+\\-.^_`|~0-9A-Za-z]";
+/** busboy's quoted string, where a backslash may stand before any character it allows, or a quote or backslash. */
+const QUOTED = '"(?:[\\t\\x20\\x21\\x23-\\x5b\\x5d-\\x7e\\x80-\\xff]|\\\\[\\t\\x20-\\x7e\\x80-\\xff])*"';
+const PARAMETER = `[ \\t]*;[ \\t]*(${TOKEN}*)=(${TOKEN}+|${QUOTED})`;
+const CONTENT_TYPE = new RegExp(`^(${TOKEN}+/${TOKEN}+)((?:${PARAMETER})*)[ \\t]*$`);
+
+export interface ContentType {
+  /** `type/subtype`, lowercased. */
+  mediaType: string;
+  /** Parameter names lowercased, the first of each; quoted values unquoted. */
+  params: Map<string, string>;
+}
+
+/** A Content-Type value as busboy 1.6 reads one (the request's and each part's); `null` where busboy finds none. */
+export function parseContentType(value: string): ContentType | null {
+  const match = CONTENT_TYPE.exec(value);
+  if (!match) return null;
+  const params = new Map<string, string>();
+  for (const [, name, raw] of (match[2] as string).matchAll(new RegExp(PARAMETER, "g"))) {
+    const key = (name as string).toLowerCase();
+    const quoted = (raw as string).startsWith('"');
+    if (!params.has(key)) params.set(key, quoted ? unquote(raw as string) : (raw as string));
+  }
+  return { mediaType: (match[1] as string).toLowerCase(), params };
+}
+
+/** busboy keeps a backslash before anything but a quote or a backslash. */
+const unquote = (quoted: string) => quoted.slice(1, -1).replace(/\\([\\"])/g, "$1");
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -252,149 +328,14 @@ const WINDOWS_1252_C1 =
 const CR = 0x0d;
 const LF = 0x0a;
 const DASH = 0x2d;
-const COLON = 0x3a;
-const SPACE = 0x20;
-const TAB = 0x09;
 const CRLF = Buffer.from("\r\n", "latin1");
+const BLANK_LINE = Buffer.from("\r\n\r\n", "latin1");
 
 // busboy's limits for one part's header block.
 const MAX_HEADER_PAIRS = 2000;
 const MAX_HEADER_SIZE = 16 * 1024;
 
-const TOKEN = new Uint8Array(256);
-for (const char of "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") {
-  TOKEN[char.charCodeAt(0)] = 1;
-}
-
-/** A byte of a header value: tab, visible ASCII, space, or any byte above DEL. */
-const isValueByte = (code: number) => code === TAB || (code >= SPACE && code !== 0x7f);
-
-interface HeaderField {
-  value: string;
-  /** Where the field (its name) starts in the header block. */
-  start: number;
-  /** Where its value ends: the CR of its last line. */
-  end: number;
-}
-
-const NAME = 0;
-const BEFORE_VALUE = 1;
-const VALUE = 2;
-
-/**
- * busboy 1.6's part-header parser (`HeaderParser` in lib/types/multipart.js), step for step, so
- * that it accepts and refuses exactly what busboy does, and also noting where each field lies in
- * the block. Like busboy it keeps the first occurrence of a header and drops pairs past the limit.
- */
-class PartHeaderParser {
-  readonly fields = new Map<string, HeaderField>();
-  complete = false;
-  private pairCount = 0;
-  private byteCount = 0;
-  private state = NAME;
-  private name = "";
-  private value = "";
-  private crlf = 0;
-  /** Bytes of the block read in earlier pushes. */
-  private consumed = 0;
-  private fieldStart = 0;
-  private valueEnd = 0;
-
-  /** Reads `chunk[pos, end)`: returns where the block ended, `end` when it goes on, or -1 when busboy refuses it. */
-  push(chunk: Buffer, pos: number, end: number): number {
-    const base = this.consumed - pos;
-    let start = pos;
-    while (pos < end) {
-      if (this.state === NAME) {
-        let done = false;
-        for (; pos < end; ++pos) {
-          if (this.byteCount === MAX_HEADER_SIZE) return -1;
-          ++this.byteCount;
-          const code = chunk[pos] as number;
-          if (TOKEN[code] !== 1) {
-            if (code !== COLON) return -1;
-            this.name += chunk.toString("latin1", start, pos);
-            if (this.name.length === 0) return -1;
-            ++pos;
-            done = true;
-            this.state = BEFORE_VALUE;
-            break;
-          }
-        }
-        if (!done) {
-          this.name += chunk.toString("latin1", start, pos);
-          break;
-        }
-      }
-      if (this.state === BEFORE_VALUE) {
-        let done = false;
-        for (; pos < end; ++pos) {
-          if (this.byteCount === MAX_HEADER_SIZE) return -1;
-          ++this.byteCount;
-          const code = chunk[pos];
-          if (code !== SPACE && code !== TAB) {
-            start = pos;
-            done = true;
-            this.state = VALUE;
-            break;
-          }
-        }
-        if (!done) break;
-      }
-      if (this.crlf === 0) {
-        for (; pos < end; ++pos) {
-          if (this.byteCount === MAX_HEADER_SIZE) return -1;
-          ++this.byteCount;
-          const code = chunk[pos] as number;
-          if (!isValueByte(code)) {
-            if (code !== CR) return -1;
-            ++this.crlf;
-            this.valueEnd = base + pos;
-            break;
-          }
-        }
-        this.value += chunk.toString("latin1", start, pos++);
-      } else if (this.crlf === 1) {
-        if (this.byteCount === MAX_HEADER_SIZE) return -1;
-        ++this.byteCount;
-        if (chunk[pos++] !== LF) return -1;
-        ++this.crlf;
-      } else if (this.crlf === 2) {
-        if (this.byteCount === MAX_HEADER_SIZE) return -1;
-        ++this.byteCount;
-        const code = chunk[pos];
-        if (code === SPACE || code === TAB) {
-          // A folded value goes on on the next line.
-          start = pos;
-          this.crlf = 0;
-        } else {
-          if (++this.pairCount < MAX_HEADER_PAIRS) {
-            const name = this.name.toLowerCase();
-            if (!this.fields.has(name)) {
-              this.fields.set(name, { value: this.value, start: this.fieldStart, end: this.valueEnd });
-            }
-          }
-          if (code === CR) {
-            ++this.crlf;
-            ++pos;
-          } else {
-            start = pos;
-            this.crlf = 0;
-            this.state = NAME;
-            this.name = "";
-            this.value = "";
-            this.fieldStart = base + pos;
-          }
-        }
-      } else {
-        if (this.byteCount === MAX_HEADER_SIZE) return -1;
-        ++this.byteCount;
-        if (chunk[pos++] !== LF) return -1;
-        this.complete = true;
-        return pos;
-      }
-    }
-    this.consumed = base + end;
-    return end;
-  }
-}
+/** A header line as busboy reads one: a token, a colon, blanks, then a value of tabs and bytes from space up, DEL excepted. */
+const HEADER_LINE = new RegExp(`^(${TOKEN}+):[ \\t]*([\\t\\x20-\\x7e\\x80-\\xff]*)$`);
+/** A folded line: its value goes on, its blanks included. */
+const FOLDED_LINE = /^[ \t][\t\x20-\x7e\x80-\xff]*$/;

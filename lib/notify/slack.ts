@@ -177,10 +177,10 @@ export class SlackChannel implements Channel {
     private readonly inboxOrigin: string | null,
   ) {}
 
-  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
+  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<number> {
     const { reference } = notice.record;
     const inboxUrl = this.inboxOrigin === null ? null : `${this.inboxOrigin}/inbox/${reference}`;
     const body = JSON.stringify(slackMessage(notice.record, inboxUrl));
-    await postWebhook(this.url, null, `msg_${reference}`, body, signal);
+    return postWebhook(this.url, null, `msg_${reference}`, body, signal);
   }
 }

@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { link, open, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import type { Step } from "./filesystem-work";
-import { isCode, TEMP_PREFIX, tempPath } from "./filesystem-paths";
+import { isCode, type Step, TEMP_PREFIX, tempPath } from "./filesystem-paths";
 
 /*
  * The filesystem inbox's conditional writes: an object's version (the hash of its bytes) and the

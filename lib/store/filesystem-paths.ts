@@ -1,13 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { dirname, join } from "node:path";
 
-/* The hidden names the filesystem inbox keeps beside its objects, and the errno test its parts share. */
+/*
+ * The hidden names the filesystem inbox keeps beside its objects, the deadline check between its
+ * system calls, and the errno test its parts share.
+ */
 
 /** Files being written are hidden under this prefix until they are renamed into place. */
 export const TEMP_PREFIX = ".tmp-";
 
 /** Uploads in progress: hidden files at the inbox's root (`list` skips them), renamed into place. */
 export const UPLOAD_PREFIX = `${TEMP_PREFIX}upload-`;
+
+/** Throws once the caller's deadline has passed: called between system calls. */
+export type Step = () => void;
 
 /** A hidden temporary name beside `target`, in its folder. */
 export function tempPath(target: string): string {

@@ -1,12 +1,23 @@
-import { copyFile, type FileHandle, mkdir, open, readdir, rename, rm, stat, unlink } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import {
+  copyFile,
+  type FileHandle,
+  link,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+} from "node:fs/promises";
+import { dirname, join, resolve, sep } from "node:path";
 import { withinDeadline } from "./deadline";
+import { DirectorySyncs } from "./directory-sync";
 import { currentVersion, versionOf, withLock } from "./filesystem-lock";
-import { isCode, TEMP_PREFIX, tempPath, UPLOAD_PREFIX } from "./filesystem-paths";
-import type { FilesystemWorkOptions, Step, WorkBody } from "./filesystem-work";
+import { isCode, type Step, TEMP_PREFIX, tempPath, UPLOAD_PREFIX } from "./filesystem-paths";
 import { removeAbandonedSpools, SpoolFile } from "./spool";
 import { limitStream } from "./streams";
-import { type FileWorker, inlineFileWorker, threadFileWorker } from "./writer-thread";
 import {
   assertObjectPath,
   assertObjectPrefix,
@@ -31,24 +42,46 @@ import {
  * answer loses nothing. Bounded: each call answers by the caller's deadline; the work under it
  * stops at its next system call, and a call that was already waiting on the disk is tracked
  * (`StoreCallOptions.track`) so what it does late can be undone.
+ *
+ * Every system call goes through `node:fs/promises`, so it waits on libuv's pool, never on the
+ * thread that serves the requests: a hung disk holds the pool, while every request is still
+ * answered at its deadline.
  */
+/** Times a save makes its folder again when a concurrent delete pruned it before the file was in. */
+const FOLDER_RETRIES = 5;
+
 export class FilesystemStore implements ObjectStore {
   readonly driver = "filesystem";
   readonly root: string;
-  /** Writes, small reads and directory fsyncs: on the inbox's file thread (see `writer-thread.ts`). */
-  private readonly files: FileWorker;
+  private readonly directories: DirectorySyncs;
+  /**
+   * Folders that gained an entry (a folder made inside them) that no completed fsync covers yet,
+   * each with a mark that moves on every new entry. A save that finds its folder already made, by
+   * a concurrent save still on its way to that sync, must not answer before the sync either: it
+   * syncs these too (sharing the other save's fsync where the timing allows).
+   */
+  private readonly unsynced = new Map<string, number>();
+  private marks = 0;
 
-  /** `syncDirectory` flushes one folder's entries; tests give a stand-in to hold one back. */
-  constructor(root: string, options: FilesystemWorkOptions = {}) {
+  /** `syncDirectory` flushes one folder's entries; tests give a stand-in to watch or hold one back. */
+  constructor(root: string, options: { syncDirectory?: (folder: string) => Promise<void> } = {}) {
     this.root = resolve(root);
-    this.files = options.syncDirectory ? inlineFileWorker(options) : threadFileWorker();
+    this.directories = new DirectorySyncs(options.syncDirectory);
   }
 
   async put(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    await this.bounded(`write ${path}`, options, () =>
-      this.files.run("put", { target, body: workBody(body) }, options.signal),
-    );
+    await this.bounded(`write ${path}`, options, async (step) => {
+      const { temp, created } = await this.writeTempInFolder(target, body, step);
+      try {
+        step();
+        await rename(temp, target);
+      } catch (error) {
+        await removeQuietly(temp);
+        throw error;
+      }
+      await this.syncFolders(dirname(target), created);
+    });
   }
 
   /**
@@ -56,12 +89,37 @@ export class FilesystemStore implements ObjectStore {
    * place in order, and each folder is synced once for all of its new entries.
    */
   async putAll(entries: readonly ObjectEntry[], options: StoreCallOptions = {}): Promise<void> {
-    const files = entries.map((entry) => ({ target: this.locate(entry.path), body: workBody(entry.body) }));
-    await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, () =>
-      this.files.run("putAll", { files }, options.signal),
-    );
+    const targets = entries.map((entry) => this.locate(entry.path));
+    const folders = [...new Set(targets.map((target) => dirname(target)))];
+    await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, async (step) => {
+      const created = (await Promise.all(folders.map((folder) => this.makeFolder(folder, step)))).flat();
+      const temps = await Promise.allSettled(
+        entries.map((entry, index) => this.writeTempInFolder(targets[index] ?? "", entry.body, step)),
+      );
+      const written = temps.flatMap((temp) => (temp.status === "fulfilled" ? [temp.value.temp] : []));
+      for (const temp of temps) if (temp.status === "fulfilled") created.push(...temp.value.created);
+      try {
+        const failed = temps.find((temp) => temp.status === "rejected");
+        if (failed) throw failed.reason;
+        for (const [index, temp] of written.entries()) {
+          step();
+          await rename(temp, targets[index] ?? "");
+        }
+      } catch (error) {
+        await Promise.all(written.map(removeQuietly));
+        throw error;
+      }
+      await Promise.all(
+        folders.map((folder, index) => this.syncFolders(folder, index === 0 ? [...new Set(created)] : [])),
+      );
+    });
   }
 
+  /**
+   * The upload's bytes go to a hidden temporary file at the inbox's root as they arrive; `commit`
+   * flushes it, renames it into place and syncs the folders, like `put`. A process that stops
+   * mid-upload leaves a `.tmp-upload-*` file that no reader sees.
+   */
   async beginUpload(options: StoreCallOptions = {}): Promise<ObjectUpload> {
     const spool = await this.bounded("start an upload", options, async (step) => {
       await mkdir(this.root, { recursive: true });
@@ -84,10 +142,10 @@ export class FilesystemStore implements ObjectStore {
       read: (target, position) => spool.read(target, position),
       commit: async (path, _contentType, options = {}) => {
         const target = this.locate(path);
-        await this.bounded(`write ${path}`, options, async () => {
+        await this.bounded(`write ${path}`, options, async (step) => {
           await spool.sync();
           await spool.close();
-          await this.files.run("place", { from: spool.path, target }, options.signal);
+          await this.place(spool.path, target, step);
           placed = true;
           await spool.remove({ renamed: true });
         });
@@ -109,23 +167,34 @@ export class FilesystemStore implements ObjectStore {
 
   async create(path: string, body: ObjectBody, _contentType: string, options: StoreCallOptions = {}) {
     const target = this.locate(path);
-    return this.bounded(`create ${path}`, options, () =>
-      this.files.run("create", { target, body: workBody(body) }, options.signal),
-    );
+    return this.bounded(`create ${path}`, options, async (step) => {
+      const { temp, created } = await this.writeTempInFolder(target, body, step);
+      try {
+        step();
+        // link() refuses an existing target, so exactly one of concurrent creators wins.
+        await link(temp, target);
+      } catch (error) {
+        if (isCode(error, "EEXIST")) return false;
+        throw error;
+      } finally {
+        await removeQuietly(temp);
+      }
+      await this.syncFolders(dirname(target), created);
+      return true;
+    });
   }
 
   async get(path: string, options: GetOptions = {}): Promise<Uint8Array | null> {
     const target = this.locate(path);
     const { maxBytes } = options;
-    const found = await this.bounded(`read ${path}`, options, () =>
-      this.files.run("read", { target, maxBytes }, options.signal),
-    );
-    if (found !== null && "tooLarge" in found)
-      throw new ObjectTooLargeError(path, found.tooLarge, maxBytes ?? 0);
-    if (found === null) return null;
-    // A Buffer, as from a read in this thread (the bytes came over without a copy).
-    const { bytes } = found;
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    try {
+      return await this.bounded(`read ${path}`, options, (step) => readWhole(target, path, maxBytes, step));
+    } catch (error) {
+      const cause = error instanceof StoreUnavailableError ? error.cause : error;
+      if (cause instanceof ObjectTooLargeError) throw cause;
+      if (isCode(cause, "ENOENT") || isCode(cause, "ENOTDIR")) return null;
+      throw error;
+    }
   }
 
   async getStream(path: string, options: GetOptions = {}): Promise<ObjectStream | null> {
@@ -179,24 +248,24 @@ export class FilesystemStore implements ObjectStore {
     return this.bounded(`write ${path}`, options, async (step) => {
       let temp: string;
       try {
-        temp = await this.files.run("writeTemp", { target, body: workBody(body) }, options.signal);
+        temp = await writeTemp(target, body, step);
       } catch (error) {
         // No folder: the object is gone, so it is not at `version`.
         if (isCode(error, "ENOENT") || isCode(error, "ENOTDIR")) return false;
         throw error;
       }
+      let written = false;
       try {
-        const written = await withLock(target, step, async () => {
+        written = await withLock(target, step, async () => {
           if ((await currentVersion(target)) !== version) return false;
           step();
           await rename(temp, target);
           return true;
         });
-        if (written)
-          await this.files.run("syncFolders", { folder: dirname(target), created: [] }, options.signal);
+        if (written) await this.syncFolders(dirname(target), []);
         return written;
       } finally {
-        await rm(temp, { force: true });
+        if (!written) await removeQuietly(temp);
       }
     });
   }
@@ -210,8 +279,10 @@ export class FilesystemStore implements ObjectStore {
         await unlink(target);
         return true;
       });
-      if (removed)
-        await this.files.run("syncFolders", { folder: dirname(target), created: [] }, options.signal);
+      if (removed) {
+        await this.syncFolders(dirname(target), []);
+        await this.pruneEmptyFolders(dirname(target));
+      }
       return removed;
     });
   }
@@ -228,9 +299,9 @@ export class FilesystemStore implements ObjectStore {
         const file = await open(temp, "r+");
         await file.sync().finally(() => file.close());
         step();
-        await this.files.run("place", { from: temp, target }, options.signal);
+        await this.place(temp, target, step);
       } catch (error) {
-        await rm(temp, { force: true });
+        await removeQuietly(temp);
         throw error;
       }
     });
@@ -244,8 +315,30 @@ export class FilesystemStore implements ObjectStore {
       } catch (error) {
         // A file where a folder of the path should be: the object cannot exist.
         if (!isCode(error, "ENOTDIR")) throw error;
+        return;
       }
+      await this.pruneEmptyFolders(dirname(target));
     });
+  }
+
+  /**
+   * Removes `folder` and each folder above it, up to the inbox's root (kept), while they are empty:
+   * an erased brief or a removed record leaves no empty folder behind. `rmdir` removes only an
+   * empty folder, atomically, so a folder a concurrent save is writing into (its temporary file
+   * is there) stays; a save that made the folder and meets it removed before its file is in makes
+   * it again (`writeTempInFolder`, `place`).
+   */
+  private async pruneEmptyFolders(folder: string): Promise<void> {
+    for (let current = folder; current.startsWith(this.root + sep); current = dirname(current)) {
+      try {
+        await rmdir(current);
+      } catch (error) {
+        // Gone already (another delete pruned it): its parent may be empty now too.
+        if (isCode(error, "ENOENT")) continue;
+        // Not empty (ENOTEMPTY, EEXIST), or not ours to remove: whatever is above it is not empty either.
+        return;
+      }
+    }
   }
 
   async *list(prefix: string, options: StoreCallOptions = {}): AsyncIterable<ObjectInfo> {
@@ -293,6 +386,89 @@ export class FilesystemStore implements ObjectStore {
   private locate(path: string): string {
     assertObjectPath(path);
     return join(this.root, ...path.split("/"));
+  }
+
+  /**
+   * Renames the flushed file `from` to `target`, making `target`'s folder first if need be, and
+   * flushes the folders' new entries, as `put` does.
+   */
+  private async place(from: string, target: string, step: Step): Promise<void> {
+    const created: string[] = [];
+    for (let attempt = 0; ; attempt++) {
+      created.push(...(await this.makeFolder(dirname(target), step)));
+      step();
+      try {
+        await rename(from, target);
+        break;
+      } catch (error) {
+        // The folder was pruned by a delete between its making and the rename: made again.
+        if (!isCode(error, "ENOENT") || attempt >= FOLDER_RETRIES) throw error;
+      }
+    }
+    await this.syncFolders(dirname(target), created);
+  }
+
+  /**
+   * Flushes the entries of `folder`, of each of `created`, and of any folder above `folder` that
+   * gained an entry no completed fsync covers yet (made by a concurrent save that has not synced
+   * it yet), all at once; a sync of the same folder that another save started after this one's
+   * entry was made serves both.
+   */
+  private async syncFolders(folder: string, created: readonly string[]): Promise<void> {
+    const folders = new Set([folder, ...created]);
+    for (let current = folder; dirname(current) !== current;) {
+      current = dirname(current);
+      if (this.unsynced.has(current)) folders.add(current);
+    }
+    await Promise.all(
+      [...folders].map(async (path) => {
+        const mark = this.unsynced.get(path);
+        await this.directories.sync(path);
+        // The sync began after this call, so it covers every entry marked up to `mark`.
+        if (mark !== undefined && this.unsynced.get(path) === mark) this.unsynced.delete(path);
+      }),
+    );
+  }
+
+  /**
+   * `writeTemp` into the target's folder, which usually exists (a day's briefs, the subscribers):
+   * the folder is made, and its new entries listed for syncing, only when the first open finds it
+   * missing. One system call fewer per write than making sure of the folder first.
+   */
+  private async writeTempInFolder(
+    target: string,
+    body: ObjectBody,
+    step: Step,
+  ): Promise<{ temp: string; created: string[] }> {
+    const created: string[] = [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return { temp: await writeTemp(target, body, step), created };
+      } catch (error) {
+        // Missing, or pruned by a delete that emptied it between its making and this open.
+        if (!isCode(error, "ENOENT") || attempt >= FOLDER_RETRIES) throw error;
+        created.push(...(await this.makeFolder(dirname(target), step)));
+      }
+    }
+  }
+
+  /**
+   * Creates `folder` and any missing parents. Returns the folders whose new entries must be
+   * fsynced: the parent of the first folder created, and each created folder above `folder`
+   * (`folder` itself is synced after its file is renamed into it).
+   */
+  private async makeFolder(folder: string, step: Step): Promise<string[]> {
+    step();
+    const first = await mkdir(folder, { recursive: true });
+    step();
+    if (first === undefined) return [];
+    const created: string[] = [];
+    for (let current = dirname(folder); current.length >= first.length; current = dirname(current)) {
+      created.push(current);
+    }
+    created.push(dirname(first));
+    for (const parent of created) this.unsynced.set(parent, ++this.marks);
+    return created;
   }
 
   /**
@@ -350,7 +526,90 @@ function fileStream(file: FileHandle): ReadableStream<Uint8Array> {
   );
 }
 
-/** A body as the file work takes it: text, or chunks (one buffer is one chunk). */
-function workBody(body: ObjectBody): WorkBody {
-  return typeof body === "string" || Array.isArray(body) ? body : [body as Uint8Array];
+/**
+ * Writes the body to a hidden temporary file beside the target and flushes it to disk. A vectored
+ * write can be cut short without an error (the disk filled up, a file-size limit or quota was
+ * reached), so it goes on from where it stopped: the next write then fails with the system's own
+ * error instead of a truncated file passing as whole.
+ */
+async function writeTemp(target: string, body: ObjectBody, step: Step): Promise<string> {
+  const temp = tempPath(target);
+  const chunks =
+    typeof body === "string" ? [Buffer.from(body, "utf8")] : body instanceof Uint8Array ? [body] : body;
+  const file = await open(temp, "wx", 0o600);
+  try {
+    let pending = chunks.filter((chunk) => chunk.byteLength > 0);
+    while (pending.length > 0) {
+      step();
+      const { bytesWritten } = await file.writev(pending);
+      if (bytesWritten <= 0) throw new Error("The write made no progress.");
+      pending = dropBytes(pending, bytesWritten);
+    }
+    step();
+    await file.sync();
+  } catch (error) {
+    await file.close().catch(() => {});
+    await removeQuietly(temp);
+    throw error;
+  }
+  try {
+    await file.close();
+  } catch (error) {
+    await removeQuietly(temp);
+    throw error;
+  }
+  return temp;
+}
+
+/** The chunks that remain after the first `count` bytes (views, no copies). */
+function dropBytes(chunks: readonly Uint8Array[], count: number): Uint8Array[] {
+  let skip = count;
+  const rest: Uint8Array[] = [];
+  for (const chunk of chunks) {
+    if (skip >= chunk.byteLength) skip -= chunk.byteLength;
+    else {
+      rest.push(skip > 0 ? chunk.subarray(skip) : chunk);
+      skip = 0;
+    }
+  }
+  return rest;
+}
+
+/**
+ * A whole file as a Buffer. With `maxBytes`, a larger one is refused by its recorded size before
+ * any byte is read, and by the bytes counted while reading: a file that is not what its size says
+ * (a FIFO, something else writing it) is never read past the bound.
+ */
+async function readWhole(target: string, path: string, maxBytes: number | undefined, step: Step) {
+  const file = await open(target, "r");
+  try {
+    step();
+    const stats = await file.stat();
+    const { size } = stats;
+    if (maxBytes !== undefined && size > maxBytes) throw new ObjectTooLargeError(path, size, maxBytes);
+    // Files are replaced by rename, never written in place: the open file cannot grow. A byte more
+    // than its size is asked for all the same, and should it come (something else wrote it), the
+    // rest is read to its end.
+    const regular = stats.isFile();
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (let length = size + 1; ; length = STREAM_CHUNK_BYTES) {
+      step();
+      const buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await file.read(buffer, 0, length, null);
+      chunks.push(buffer.subarray(0, bytesRead));
+      total += bytesRead;
+      if (maxBytes !== undefined && total > maxBytes) throw new ObjectTooLargeError(path, total, maxBytes);
+      // A regular file's read comes up short only at its end; anything else is read until a read finds nothing.
+      if (bytesRead === 0 || (regular && bytesRead < length)) break;
+    }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  } finally {
+    await file.close().catch(() => {});
+  }
+}
+
+/** Removes a temporary file, if it is there: best effort, what is left is hidden and cleaned up later. */
+async function removeQuietly(path: string): Promise<void> {
+  await unlink(path).catch(() => {});
 }

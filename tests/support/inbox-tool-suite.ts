@@ -934,7 +934,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(delivery?.webhook).toMatchObject({ state: "delivered", ok: true, attempts: 2 });
         expect(delivery?.webhook?.log).toEqual([
           { at: earlier, ok: false, ms: 0, error: failedWebhook.webhook?.error },
-          { at: expect.any(String), ok: true, ms: expect.any(Number) },
+          { at: expect.any(String), ok: true, ms: expect.any(Number), status: 204 },
         ]);
         expect(delivery?.email).toEqual(parseDeliveryRecord(failedWebhook).email);
         expect(Date.parse(delivery?.webhook?.at ?? "")).toBeGreaterThanOrEqual(startedAt - 1000);

@@ -1,24 +1,17 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type FileWorker, inlineFileWorker, threadFileWorker } from "@/lib/store/writer-thread";
-
-/** The filesystem inbox's directory syncs, as `sync(folder)`. */
-function directorySyncs(files: FileWorker) {
-  return { sync: (folder: string) => files.run("syncFolders", { folder, created: [] }) };
-}
+import { DirectorySyncs, fsyncDirectory } from "@/lib/store/directory-sync";
 
 /** A folder sync the test finishes by hand, recording when each began. */
 function manualSyncs() {
   const started: { folder: string; finish: (error?: Error) => void }[] = [];
-  const syncs = directorySyncs(
-    inlineFileWorker({
-      syncDirectory: (folder) =>
-        new Promise<void>((resolve, reject) => {
-          started.push({ folder, finish: (error) => (error ? reject(error) : resolve()) });
-        }),
-    }),
+  const syncs = new DirectorySyncs(
+    (folder) =>
+      new Promise<void>((resolve, reject) => {
+        started.push({ folder, finish: (error) => (error ? reject(error) : resolve()) });
+      }),
   );
   return { syncs, started };
 }
@@ -72,11 +65,10 @@ describe("directory fsyncs are shared by concurrent saves (group commit)", () =>
     expect(started).toHaveLength(4);
   });
 
-  it("a real folder is flushed, and a missing one fails", async () => {
+  it("fsyncDirectory flushes a real folder, and fails on a missing one", async () => {
     const folder = await mkdtemp(join(tmpdir(), "intake-dirsync-"));
-    await expect(directorySyncs(threadFileWorker()).sync(folder)).resolves.toBeUndefined();
-    await expect(directorySyncs(threadFileWorker()).sync(join(folder, "missing"))).rejects.toMatchObject({
-      code: "ENOENT",
-    });
+    await expect(fsyncDirectory(folder)).resolves.toBeUndefined();
+    await expect(fsyncDirectory(join(folder, "missing"))).rejects.toMatchObject({ code: "ENOENT" });
+    await rm(folder, { recursive: true });
   });
 });

@@ -1,6 +1,8 @@
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   type AttachmentUpload,
@@ -12,7 +14,13 @@ import {
   saveBrief,
 } from "@/lib/briefs";
 import { FilesystemStore } from "@/lib/store/filesystem";
-import { type ObjectBody, type ObjectInfo, type ObjectStore, StoreUnavailableError } from "@/lib/store/types";
+import {
+  type ObjectBody,
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectTooLargeError,
+  StoreUnavailableError,
+} from "@/lib/store/types";
 import { describeStoreContract } from "../support/store-contract";
 
 let dir: string;
@@ -201,6 +209,7 @@ describe("FilesystemStore", () => {
     ["an array of chunks", [bytes("one,"), bytes("two,"), bytes("three")], bytes("one,two,three")],
     ["an empty array of chunks", [], new Uint8Array()],
     ["chunks with an empty one", [bytes("a"), new Uint8Array(), bytes("b")], bytes("ab")],
+    ["a body larger than one read of a stream", Buffer.alloc(200_000, "ab"), Buffer.alloc(200_000, "ab")],
     [
       "3000 chunks (more than one writev can take)",
       Array.from({ length: 3000 }, (_, i) => new Uint8Array([i % 256, (i >> 8) % 256])),
@@ -239,6 +248,43 @@ describe("FilesystemStore", () => {
     expect(await store.get("a/file/below")).toBeNull();
   });
 
+  describe("get of a file whose size says nothing of its bytes (a FIFO)", () => {
+    /**
+     * Makes a FIFO at `path` in the inbox; `writing` sends it `chunks` once it is opened, a moment
+     * apart (so a read finds only what has come so far), then ends it.
+     */
+    async function fifo(path: string, chunks: string[]) {
+      const file = join(root, ...path.split("/"));
+      await mkdir(join(file, ".."), { recursive: true });
+      await promisify(execFile)("mkfifo", [file]);
+      const writing = (async () => {
+        const writer = await open(file, "w"); // waits for the store's open
+        try {
+          for (const chunk of chunks) {
+            await writer.write(chunk);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        } finally {
+          await writer.close();
+        }
+      })();
+      return { writing };
+    }
+
+    it("is read to its end", async () => {
+      const { writing } = await fifo("f/all.json", ["first,", "second"]);
+      const got = await store.get("f/all.json");
+      await writing;
+      expect(Buffer.from(got!).toString()).toBe("first,second");
+    });
+
+    it("with maxBytes, is refused once more bytes than that have come, by their count", async () => {
+      const { writing } = await fifo("f/big.json", ["0123456789", "abcdefghij"]);
+      await expect(store.get("f/big.json", { maxBytes: 12 })).rejects.toBeInstanceOf(ObjectTooLargeError);
+      await writing.catch(() => {}); // the reader may have gone before the writer finished (EPIPE)
+    });
+  });
+
   it("create writes once, then returns false and keeps the first content", async () => {
     expect(await store.create("subs/one.json", '{"n":1}', "application/json")).toBe(true);
     expect(await store.create("subs/one.json", '{"n":2}', "application/json")).toBe(false);
@@ -273,6 +319,40 @@ describe("FilesystemStore", () => {
     expect(await store.get("d/x.txt")).toBeNull();
     await expect(store.delete("d/x.txt")).resolves.toBeUndefined();
     await expect(store.delete("never/was.txt")).resolves.toBeUndefined();
+  });
+
+  it("a delete leaves no empty folder behind, up to the inbox's root, and keeps folders still in use", async () => {
+    await store.put("briefs/2026/11/22/A/brief.json", "{}", "application/json");
+    await store.put("briefs/2026/11/22/A/delivery.json", "{}", "application/json");
+    await store.put("briefs/2026/11/23/B/brief.json", "{}", "application/json");
+    await store.put("deliveries/due/A.webhook.json", "{}", "application/json");
+    await store.delete("briefs/2026/11/22/A/brief.json");
+    expect(await readdir(join(root, "briefs/2026/11/22/A"))).toEqual(["delivery.json"]);
+    await store.delete("briefs/2026/11/22/A/delivery.json");
+    expect(await readdir(join(root, "briefs/2026/11"))).toEqual(["23"]);
+    const due = await store.getVersioned("deliveries/due/A.webhook.json");
+    expect(await store.deleteIfVersion("deliveries/due/A.webhook.json", due!.version)).toBe(true);
+    expect((await readdir(root)).sort()).toEqual(["briefs"]);
+    await store.delete("briefs/2026/11/23/B/brief.json");
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it("saves racing deletes that empty their folder all land: a pruned folder is made again", async () => {
+    for (let round = 0; round < 30; round++) {
+      const folder = `briefs/2026/11/22/R${round}`;
+      await store.put(`${folder}/old.json`, "{}", "application/json");
+      await Promise.all([
+        store.delete(`${folder}/old.json`),
+        store.put(`${folder}/a.json`, "a", "application/json"),
+        store.create(`${folder}/b.json`, "b", "application/json"),
+        store.putAll([{ path: `${folder}/c.json`, body: "c", contentType: "application/json" }]),
+      ]);
+      expect((await readdir(join(root, ...folder.split("/")))).sort()).toEqual([
+        "a.json",
+        "b.json",
+        "c.json",
+      ]);
+    }
   });
 
   describe.each([

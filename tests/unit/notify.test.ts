@@ -268,11 +268,11 @@ function channel(
     aborted: () => signalSeen?.aborted === true,
     deliver(_notice, signal) {
       signalSeen = signal;
-      if (behaviour === "deaf") return new Promise<void>(() => {});
-      return new Promise<void>((resolve, reject) => {
+      if (behaviour === "deaf") return new Promise<undefined>(() => {});
+      return new Promise<number>((resolve, reject) => {
         signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
         if (behaviour === "hang") return;
-        setTimeout(() => (behaviour.fail ? reject(behaviour.fail) : resolve()), behaviour.after);
+        setTimeout(() => (behaviour.fail ? reject(behaviour.fail) : resolve(200)), behaviour.after);
       });
     },
   };
@@ -288,8 +288,8 @@ describe("fanOut", () => {
     );
     expect(Date.now() - started).toBeLessThan(290);
     expect(delivery).toEqual({
-      webhook: { ok: true, at: expect.any(String), ms: expect.any(Number) },
-      email: { ok: true, at: expect.any(String), ms: expect.any(Number) },
+      webhook: { ok: true, at: expect.any(String), ms: expect.any(Number), status: 200 },
+      email: { ok: true, at: expect.any(String), ms: expect.any(Number), status: 200 },
     });
     expect(delivery.webhook?.ms).toBeGreaterThanOrEqual(140);
     expect(Date.parse(delivery.webhook?.at ?? "")).toBeGreaterThanOrEqual(started);
@@ -314,7 +314,7 @@ describe("fanOut", () => {
         // A plain error (no status) may pass: worth another attempt.
         failure: { retryable: true },
       },
-      email: { ok: true, at: expect.any(String), ms: expect.any(Number) },
+      email: { ok: true, at: expect.any(String), ms: expect.any(Number), status: 200 },
     });
     expect(forwardedChannels(delivery)).toEqual(["email"]);
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import busboy from "busboy";
 import { describe, expect, it } from "vitest";
-import { decodePartText, PartCharsets } from "@/lib/http/part-charsets";
+import { declaredCharset, decodePartText, PartCharsets, parseContentType } from "@/lib/http/part-charsets";
 import { multipartBody, type RawPart, textPart } from "../support/contact";
 import { splitAt, splitIntoChunks } from "../support/files";
 import { generator } from "../support/random";
@@ -9,36 +9,38 @@ import { generator } from "../support/random";
 const BOUNDARY = "----stage7Qx";
 const NAME = "José Müller";
 
-/** Runs a body through the stage in the given chunks: what busboy would get, and every record. */
+/** Runs a body through the stage in the given chunks: what busboy would get. */
 function stage(chunks: readonly Uint8Array[]) {
-  const charsets = new PartCharsets(BOUNDARY, "utf8");
+  const charsets = new PartCharsets(BOUNDARY);
   const output = [...chunks.map((chunk) => charsets.write(chunk)), charsets.end()];
-  const records: (string | null)[] = [];
-  for (let record = charsets.nextPart(); record !== undefined; record = charsets.nextPart()) {
-    records.push(record);
-  }
-  return { output: Buffer.concat(output), records, malformed: charsets.malformed };
+  return { output: Buffer.concat(output), malformed: charsets.malformed };
 }
 
 type Part =
   { kind: "field"; name: string; value: string | null } | { kind: "file"; name: string; bytes: Buffer };
 
-/** Parses a body the way readMultipart does: the stage, then busboy reading text as latin1. */
-function parse(chunks: readonly Uint8Array[]): Promise<{ parts: Part[]; error: string | null }> {
-  const charsets = new PartCharsets(BOUNDARY, "utf8");
+/**
+ * Parses a body the way readMultipart does: the stage, then busboy reading text as latin1; also
+ * the charset busboy handed over with each part, in order.
+ */
+function parse(
+  chunks: readonly Uint8Array[],
+): Promise<{ parts: Part[]; charsets: (string | null)[]; error: string | null }> {
+  const stage = new PartCharsets(BOUNDARY);
   const parser = busboy({
     headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
     defCharset: "latin1",
     defParamCharset: "utf8",
   });
   const parts: Part[] = [];
-  parser.on("field", (name, raw) => {
-    const charset = charsets.nextPart();
-    if (charset === undefined) throw new Error("no record for a field");
+  const charsets: (string | null)[] = [];
+  parser.on("field", (name, raw, info) => {
+    const charset = declaredCharset(info.encoding);
+    charsets.push(charset);
     parts.push({ kind: "field", name, value: decodePartText(raw, charset) });
   });
-  parser.on("file", (name, stream) => {
-    if (charsets.nextPart() === undefined) throw new Error("no record for a file");
+  parser.on("file", (name, stream, info) => {
+    charsets.push(declaredCharset(info.encoding));
     const bytes: Buffer[] = [];
     const part: Part = { kind: "file", name, bytes: Buffer.alloc(0) };
     parts.push(part);
@@ -47,10 +49,31 @@ function parse(chunks: readonly Uint8Array[]): Promise<{ parts: Part[]; error: s
     stream.on("error", () => {});
   });
   return new Promise((resolve) => {
-    parser.on("error", (error: Error) => resolve({ parts, error: error.message }));
-    parser.on("close", () => resolve({ parts, error: null }));
-    for (const chunk of chunks) parser.write(charsets.write(chunk));
-    parser.end(charsets.end());
+    parser.on("error", (error: Error) => resolve({ parts, charsets, error: error.message }));
+    parser.on("close", () => resolve({ parts, charsets, error: null }));
+    for (const chunk of chunks) parser.write(stage.write(chunk));
+    parser.end(stage.end());
+  });
+}
+
+/** What busboy emits for the body itself, names and kinds only, and whether it fails. */
+function direct(chunks: readonly Uint8Array[]): Promise<{ parts: string[]; failed: boolean }> {
+  const parser = busboy({
+    headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+    defCharset: "latin1",
+  });
+  const parts: string[] = [];
+  parser.on("field", (name) => parts.push(`field ${name}`));
+  parser.on("file", (name, stream) => {
+    parts.push(`file ${name}`);
+    stream.resume();
+    stream.on("error", () => {});
+  });
+  return new Promise((resolve) => {
+    parser.on("error", () => resolve({ parts, failed: true }));
+    parser.on("close", () => resolve({ parts, failed: false }));
+    for (const chunk of chunks) parser.write(chunk);
+    parser.end();
   });
 }
 
@@ -93,7 +116,7 @@ const expectedParts: Part[] = [
 ];
 
 describe("PartCharsets: the stage between the body and busboy", () => {
-  it("passes a browser's body (no charset anywhere) on byte for byte, however it is chunked", () => {
+  it("passes a browser's body (no charset anywhere) on byte for byte, however it is chunked", async () => {
     const body = multipartBody(BOUNDARY, [
       textPart("name", NAME),
       textPart("description", "Line one\r\nLine two, with --dashes-- and \r\n-- almost a boundary"),
@@ -108,24 +131,31 @@ describe("PartCharsets: the stage between the body and busboy", () => {
       const result = stage(chunks);
       // All but the CRLF after the closing delimiter: the epilogue, which busboy does not read.
       expect(result.output.equals(body.subarray(0, -2))).toBe(true);
-      expect(result.records).toEqual([null, null, null]);
       expect(result.malformed).toBe(false);
+      expect((await parse(chunks)).charsets).toEqual([null, null, null]);
     }
   });
 
-  it("records each part's charset in order and takes it out of that part's Content-Type only", () => {
-    const { output, records } = stage([labelledBody]);
-    expect(records).toEqual(["utf-8", null, "iso-8859-1", "utf-8", "utf-16le"]);
-    const text = output.toString("latin1");
-    expect(text).not.toMatch(/charset/i);
-    expect(text).toContain('name="name"\r\nContent-Type: text/plain\r\n\r\n');
-    expect(text).toContain('name="role"\r\nContent-Type: text/plain\r\n\r\n');
-    expect(text).toContain('filename="brief.bin"\r\nContent-Type: application/pdf\r\n\r\n');
+  it("moves each part's charset out of its Content-Type into the encoding busboy hands over with the part", async () => {
+    const text = stage([labelledBody]).output.toString("latin1");
+    expect(text).not.toMatch(/;\s*charset/i);
+    const tagged = (type: string, charset: string) =>
+      `\r\nContent-Type: ${type}\r\nContent-Transfer-Encoding: charset=${charset}\r\n\r\n`;
+    expect(text).toContain(`name="name"${tagged("text/plain", "utf-8")}`);
+    expect(text).toContain(`name="role"${tagged("text/plain", "iso-8859-1")}`);
+    expect(text).toContain(`filename="brief.bin"${tagged("application/pdf", "utf-8")}`);
     expect(text).toContain('name="company"\r\n\r\nAnalytical Engines\r\n');
+    expect((await parse([labelledBody])).charsets).toEqual([
+      "utf-8",
+      null,
+      "iso-8859-1",
+      "utf-8",
+      "utf-16le",
+    ]);
   });
 
   it("decodes every part through busboy from its exact bytes, by the charset it declared", async () => {
-    expect(await parse([labelledBody])).toEqual({ parts: expectedParts, error: null });
+    expect(await parse([labelledBody])).toMatchObject({ parts: expectedParts, error: null });
   });
 
   it("gives the same result with the body cut at every byte, and one byte at a time", async () => {
@@ -133,9 +163,9 @@ describe("PartCharsets: the stage between the body and busboy", () => {
     for (let at = 0; at <= labelledBody.length; at++) {
       const split = stage(splitAt(labelledBody, at));
       expect(split.output.equals(whole.output), `cut at ${at}`).toBe(true);
-      expect(split.records, `cut at ${at}`).toEqual(whole.records);
+      expect(split.malformed, `cut at ${at}`).toBe(false);
     }
-    expect(await parse(oneByteAtATime(labelledBody))).toEqual({ parts: expectedParts, error: null });
+    expect(await parse(oneByteAtATime(labelledBody))).toMatchObject({ parts: expectedParts, error: null });
   });
 
   it("keeps files byte for byte, whatever charset their part names", async () => {
@@ -156,7 +186,7 @@ describe("PartCharsets: the stage between the body and busboy", () => {
     }
   });
 
-  it("records no part that busboy skips, so the parts after keep their own charsets", async () => {
+  it("gives the parts after one that busboy skips their own charsets", async () => {
     const body = multipartBody(BOUNDARY, [
       { headers: ["Content-Type: text/plain; charset=base64"], body: "no disposition" },
       {
@@ -164,15 +194,20 @@ describe("PartCharsets: the stage between the body and busboy", () => {
         body: "x",
       },
       { headers: ["Content-Disposition: ;;;", "Content-Type: text/plain; charset=base64"], body: "broken" },
+      // A value that starts with a blank, from a folded line: not a form-data disposition to busboy.
+      {
+        headers: ["Content-Disposition:", ' form-data; name="y"', "Content-Type: text/plain; charset=base64"],
+        body: "folded",
+      },
       textPart("role", Buffer.from("Gründerin", "latin1"), "text/plain; charset=iso-8859-1"),
       textPart("name", NAME, "text/plain; charset=utf-8"),
     ]);
-    expect(stage([body]).records).toEqual(["iso-8859-1", "utf-8"]);
     expect(await parse(oneByteAtATime(body))).toEqual({
       parts: [
         { kind: "field", name: "role", value: "Gründerin" },
         { kind: "field", name: "name", value: NAME },
       ],
+      charsets: ["iso-8859-1", "utf-8"],
       error: null,
     });
   });
@@ -196,22 +231,94 @@ describe("PartCharsets: the stage between the body and busboy", () => {
         body: NAME,
       },
     ]);
-    expect(stage([body]).records).toEqual(["iso-8859-1", null]);
+    expect((await parse([body])).charsets).toEqual(["iso-8859-1", null]);
     expect((await parse(oneByteAtATime(body))).parts).toEqual([
       { kind: "field", name: "a", value: "Gründerin" },
       { kind: "field", name: "b", value: NAME },
     ]);
   });
 
-  it("passes the preamble on and drops what follows the closing delimiter", () => {
+  it("never takes a part's own Content-Transfer-Encoding for a charset", async () => {
+    const body = multipartBody(BOUNDARY, [
+      {
+        headers: ['Content-Disposition: form-data; name="a"', "Content-Transfer-Encoding: charset=utf-16le"],
+        body: NAME,
+      },
+      {
+        headers: [
+          "Content-Transfer-Encoding: charset=utf-16le",
+          'Content-Disposition: form-data; name="b"',
+          "Content-Type: text/plain; charset=iso-8859-1",
+        ],
+        body: Buffer.from("Gründerin", "latin1"),
+      },
+      {
+        headers: ['Content-Disposition: form-data; name="c"', "content-transfer-encoding: 8bit"],
+        body: NAME,
+      },
+    ]);
+    expect(await parse([body])).toMatchObject({
+      parts: [
+        { kind: "field", name: "a", value: NAME },
+        { kind: "field", name: "b", value: "Gründerin" },
+        { kind: "field", name: "c", value: NAME },
+      ],
+      charsets: [null, "iso-8859-1", null],
+      error: null,
+    });
+  });
+
+  // After a delimiter busboy wants "--" or CRLF; a dash or CR not followed by the rest is part
+  // data, and a delimiter right after a lone dash or CR it does not see as one.
+  it.each([
+    ["a dash, then another byte", "-x\r\n"],
+    ["a CR, then another byte", "\rx\r\n"],
+    ["another byte, then LF and a header busboy would refuse", "x\nBad Header: x\r\n\r\nignored\r\n"],
+    [
+      "a lone dash, then a delimiter whose part busboy never reads",
+      `-\r\n--${BOUNDARY}\r\nBad Header: x\r\n\r\nignored\r\n`,
+    ],
+    [
+      "a lone CR, then a delimiter whose part busboy never reads",
+      `\r\r\n--${BOUNDARY}\r\nBad Header: x\r\n\r\nignored\r\n`,
+    ],
+  ])("follows busboy after a delimiter: %s", async (_, after) => {
+    const [first, second] = [
+      multipartBody(BOUNDARY, [textPart("a", NAME, "text/plain; charset=utf-8")]),
+      multipartBody(BOUNDARY, [
+        textPart("b", Buffer.from("Gründerin", "latin1"), "text/plain; charset=iso-8859-1"),
+      ]),
+    ].map((body) => body.toString("latin1"));
+    // The first form's closing "--" and CRLF become `after`; the second form follows on a new delimiter.
+    const body = Buffer.from(`${(first as string).slice(0, -4)}${after}${second as string}`, "latin1");
+    // Whole, busboy reads parts a and b; one byte at a time, it may see the delimiter after a lone
+    // dash or CR (its reading depends on the chunks there), and refuse the bad header: so may the stage.
+    expect((await direct([body])).failed).toBe(false);
+    for (const chunks of [[body], oneByteAtATime(body)]) {
+      const alone = await direct(chunks);
+      expect(stage(chunks).malformed).toBe(alone.failed);
+      if (alone.failed) continue;
+      expect(alone.parts).toEqual(["field a", "field b"]);
+      expect(await parse(chunks)).toMatchObject({
+        parts: [
+          { kind: "field", name: "a", value: NAME },
+          { kind: "field", name: "b", value: "Gründerin" },
+        ],
+        charsets: ["utf-8", "iso-8859-1"],
+        error: null,
+      });
+    }
+  });
+
+  it("passes the preamble on and drops what follows the closing delimiter", async () => {
     const form = multipartBody(BOUNDARY, [textPart("name", NAME, "text/plain; charset=utf-8")]);
     const epilogue = `epilogue\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="late"\r\n\r\nx\r\n--${BOUNDARY}--`;
     const body = Buffer.concat([Buffer.from("A preamble.\r\n"), form, Buffer.from(epilogue)]);
-    const { output, records } = stage(oneByteAtATime(body));
+    const { output } = stage(oneByteAtATime(body));
     expect(output.toString("latin1")).toBe(
-      `A preamble.\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\nContent-Type: text/plain\r\n\r\n${Buffer.from(NAME).toString("latin1")}\r\n--${BOUNDARY}--`,
+      `A preamble.\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="name"\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: charset=utf-8\r\n\r\n${Buffer.from(NAME).toString("latin1")}\r\n--${BOUNDARY}--`,
     );
-    expect(records).toEqual(["utf-8"]);
+    expect((await parse(oneByteAtATime(body))).charsets).toEqual(["utf-8"]);
   });
 
   it.each([
@@ -243,10 +350,72 @@ describe("PartCharsets: the stage between the body and busboy", () => {
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="a"\r\nContent-Ty`,
       "latin1",
     );
-    const { output, records, malformed } = stage(splitIntoChunks(body, 5));
+    const { output, malformed } = stage(splitIntoChunks(body, 5));
     expect(output.equals(body)).toBe(true);
-    expect(records).toEqual([]);
     expect(malformed).toBe(false);
+  });
+});
+
+describe("parseContentType against busboy", () => {
+  /** busboy alone on a one-part body: the part's kind, media type and value (its own decoding). */
+  function busboyReads(contentType: string): Promise<string> {
+    const body = multipartBody(BOUNDARY, [textPart("a", Buffer.from([0x41, 0xc3, 0xa9, 0xff]), contentType)]);
+    const parser = busboy({
+      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
+      defCharset: "latin1", // not UTF-8, so that a part read without a charset reads otherwise
+    });
+    let read = "nothing";
+    parser.on("field", (_name, value, info) => (read = `field ${info.mimeType} ${JSON.stringify(value)}`));
+    parser.on("file", (_name, stream, info) => {
+      read = `file ${info.mimeType}`;
+      stream.resume();
+    });
+    return new Promise((resolve, reject) => {
+      parser.on("error", reject);
+      parser.on("close", () => resolve(read));
+      parser.end(body);
+    });
+  }
+
+  // Each spelling, and the same Content-Type written plainly from what parseContentType read,
+  // must mean the same to busboy: the same kind of part, media type and decoding.
+  it.each([
+    "text/plain; charset=utf-8",
+    "text/plain;charset=UTF-8",
+    "TEXT/Plain ;\tCHARSET=utf-8",
+    "text/plain; charset=utf-8 \t",
+    'text/plain; charset="utf-8"',
+    'text/plain; charset="utf\\-8"',
+    'text/plain; charset="ut\\\\f-8"',
+    'text/plain; charset=""',
+    "text/plain; charset=utf-8; charset=latin1",
+    "text/plain; charset=latin1; charset=utf-8",
+    'text/plain; a="b;c\\""; charset=utf-8',
+    "text/plain; =x; charset=utf-8",
+    "text/plain; charset=utf-8;",
+    "text/plain; charset = utf-8",
+    "text/plain; charset=",
+    'text/plain; charset="utf-8',
+    "text/plain;; charset=utf-8",
+    "text/plain charset=utf-8",
+    'text/plain; a=b"c; charset=utf-8',
+    "text/; charset=utf-8",
+    "/plain; charset=utf-8",
+    "text; charset=utf-8",
+    "text/plain/x; charset=utf-8",
+    "application/octet-stream; charset=utf-8",
+    "Application/Octet-Stream",
+    "text/plain; charset=x-no-such-charset",
+    "text/plain; charset=base64",
+    "text/plain; charset=\u00e9",
+  ])("%s", async (contentType) => {
+    const read = parseContentType(contentType);
+    const charset = read?.params.get("charset");
+    const plain =
+      read === null
+        ? "text/plain"
+        : `${read.mediaType}${charset === undefined ? "" : `; charset="${charset.replace(/[\\"]/g, "\\$&")}"`}`;
+    expect(await busboyReads(plain)).toBe(await busboyReads(contentType));
   });
 });
 
@@ -284,28 +453,7 @@ describe("decodePartText", () => {
 });
 
 describe("PartCharsets against busboy on generated bodies", () => {
-  /** What busboy emits for the body itself, names and kinds only, and whether it fails. */
-  function direct(chunks: readonly Uint8Array[]): Promise<{ parts: string[]; failed: boolean }> {
-    const parser = busboy({
-      headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
-      defCharset: "latin1",
-    });
-    const parts: string[] = [];
-    parser.on("field", (name) => parts.push(`field ${name}`));
-    parser.on("file", (name, stream) => {
-      parts.push(`file ${name}`);
-      stream.resume();
-      stream.on("error", () => {});
-    });
-    return new Promise((resolve) => {
-      parser.on("error", () => resolve({ parts, failed: true }));
-      parser.on("close", () => resolve({ parts, failed: false }));
-      for (const chunk of chunks) parser.write(chunk);
-      parser.end();
-    });
-  }
-
-  it("emits the same parts as busboy alone, each with a record, for 300 mutated bodies", async () => {
+  it("emits the same parts as busboy alone for 300 mutated bodies", async () => {
     const random = generator(20_261_123);
     for (let index = 0; index < 300; index++) {
       const parts: RawPart[] = Array.from({ length: random.int(1, 5) }, (_, n) =>
@@ -337,8 +485,8 @@ describe("PartCharsets against busboy on generated bodies", () => {
       const label = `generated body #${index}`;
       const staged = stage(chunks);
       if (staged.malformed) continue;
-      if (!/charset/i.test(body.toString("latin1"))) {
-        // Without a charset anywhere, busboy gets the body as it came (less any epilogue).
+      if (!/content-type|content-transfer-encoding/i.test(body.toString("latin1"))) {
+        // Without either header anywhere, busboy gets the body as it came (less any epilogue).
         expect(body.subarray(0, staged.output.length).equals(staged.output), label).toBe(true);
       }
       const expected = await direct(chunks);
@@ -347,7 +495,6 @@ describe("PartCharsets against busboy on generated bodies", () => {
         actual.parts.map((part) => `${part.kind} ${part.name}`),
         label,
       ).toEqual(expected.parts);
-      expect(staged.records.length, label).toBeGreaterThanOrEqual(expected.parts.length);
     }
   });
 });

@@ -1,6 +1,6 @@
 import busboy from "busboy";
 import { describe, expect, it } from "vitest";
-import { PartCharsets } from "@/lib/http/part-charsets";
+import { declaredCharset, PartCharsets } from "@/lib/http/part-charsets";
 import { splitIntoChunks } from "../support/files";
 
 /**
@@ -19,13 +19,25 @@ function form(headers: string, value = "x"): Buffer {
 }
 
 function stage(chunks: readonly Uint8Array[]) {
-  const charsets = new PartCharsets(BOUNDARY, "utf8");
+  const charsets = new PartCharsets(BOUNDARY);
   const output = [...chunks.map((chunk) => charsets.write(chunk)), charsets.end()];
-  const records: (string | null)[] = [];
-  for (let record = charsets.nextPart(); record !== undefined; record = charsets.nextPart()) {
-    records.push(record);
-  }
-  return { output: Buffer.concat(output), records, malformed: charsets.malformed };
+  return { output: Buffer.concat(output), malformed: charsets.malformed };
+}
+
+/** The charset busboy hands over with each part it emits from what the stage passed on. */
+function charsets(chunks: readonly Uint8Array[]): Promise<(string | null)[]> {
+  const parser = busboy({ headers: { "content-type": `multipart/form-data; boundary=${BOUNDARY}` } });
+  const found: (string | null)[] = [];
+  parser.on("field", (_name, _value, info) => found.push(declaredCharset(info.encoding)));
+  parser.on("file", (_name, stream, info) => {
+    found.push(declaredCharset(info.encoding));
+    stream.resume();
+  });
+  return new Promise((resolve, reject) => {
+    parser.on("error", reject);
+    parser.on("close", () => resolve(found));
+    parser.end(stage(chunks).output);
+  });
 }
 
 /** busboy alone on the body: the error it reports, or `null`. */
@@ -48,7 +60,7 @@ async function expectVerdict(body: Buffer, malformed: boolean, label: string, ch
   expect(stage([body]).malformed, `${label}, whole`).toBe(malformed);
   // Said as soon as the header block is read, not only once a delimiter follows it.
   const headerBlock = body.subarray(0, body.indexOf("\r\n\r\n", 2) + 5); // and the first content byte
-  const early = new PartCharsets(BOUNDARY, "utf8");
+  const early = new PartCharsets(BOUNDARY);
   early.write(headerBlock);
   expect(early.malformed, `${label}, the header block alone`).toBe(malformed);
   for (const size of chunkSizes) {
@@ -87,13 +99,13 @@ describe("the part-header parser refuses what busboy refuses", () => {
     await expectVerdict(form(headers), false, label);
   });
 
-  it("reads a charset after a tab, and one folded with a tab", () => {
-    expect(stage([form(`${DISPOSITION}\r\nContent-Type:\ttext/plain; charset=utf-8`)]).records).toEqual([
+  it("reads a charset after a tab, and one folded with a tab", async () => {
+    expect(await charsets([form(`${DISPOSITION}\r\nContent-Type:\ttext/plain; charset=utf-8`)])).toEqual([
       "utf-8",
     ]);
     const folded = form(`${DISPOSITION}\r\nContent-Type: text/plain;\r\n\tcharset=iso-8859-1`);
-    expect(stage([folded]).records).toEqual(["iso-8859-1"]);
-    expect(stage(splitIntoChunks(folded, 1)).records).toEqual(["iso-8859-1"]);
+    expect(await charsets([folded])).toEqual(["iso-8859-1"]);
+    expect(await charsets(splitIntoChunks(folded, 1))).toEqual(["iso-8859-1"]);
   });
 });
 
@@ -122,6 +134,32 @@ describe("the 16 KiB cap on a header block, in each state of the parser", () => 
       await expectVerdict(form(headers(size)), size >= first, `${label}, ${size}`, [5, 4096]);
     }
   });
+
+  it("is refused once it is longer than the cap with no end yet, before the body ends", () => {
+    const charsets = new PartCharsets(BOUNDARY);
+    charsets.write(Buffer.from(`--${BOUNDARY}\r\n${DISPOSITION}\r\nX-A: `, "latin1"));
+    for (const chunk of splitIntoChunks(Buffer.alloc(CAP - 200, "v"), 1000)) charsets.write(chunk);
+    expect(charsets.malformed).toBe(false);
+    charsets.write(Buffer.alloc(300, "v"));
+    expect(charsets.malformed).toBe(true);
+  });
+});
+
+describe("a header block the stage rewrites, at busboy's cap", () => {
+  it("is refused from where its rewrite is over the cap: 27 bytes more, 2 of them counted twice", async () => {
+    const headers = (size: number) =>
+      `${DISPOSITION}; x="${"h".repeat(size)}"\r\nContent-Type: text/plain; charset=utf-8`;
+    let first = 16 * 1024 - DISPOSITION.length - 80;
+    while ((await busboyError(form(headers(first)))) === null) first += 1;
+    for (let size = first - 32; size <= first + 2; size++) {
+      const body = form(headers(size));
+      const malformed = size >= first - 29;
+      expect(stage([body]).malformed, `${size}`).toBe(malformed);
+      expect(stage(splitIntoChunks(body, 4096)).malformed, `${size}, in chunks`).toBe(malformed);
+      // Short of that, the part and its charset reach busboy.
+      if (!malformed) expect(await charsets([body]), `${size}`).toEqual(["utf-8"]);
+    }
+  });
 });
 
 describe("the 2,000 header pairs of a part", () => {
@@ -137,43 +175,48 @@ describe("the 2,000 header pairs of a part", () => {
       );
       const body = form(headers);
       expect(body.length).toBeLessThan(16 * 1024);
-      const { records, malformed } = stage([body]);
-      expect(malformed).toBe(false);
-      expect(records, `${count} fillers`).toEqual([record]);
+      expect(stage([body]).malformed).toBe(false);
+      expect(await charsets([body]), `${count} fillers`).toEqual([record]);
       expect(await busboyError(body)).toBeNull();
     }
   });
 
-  it("drops a Content-Disposition past the pairs too: that part is never emitted, nor recorded", () => {
-    const headers = [...fillers(1_999), DISPOSITION].join("\r\n");
-    expect(stage([form(headers)]).records).toEqual([]);
+  it("drops a Content-Disposition past the pairs too: that part is never emitted", async () => {
+    for (const headers of [
+      [...fillers(1_999), DISPOSITION],
+      // A block the stage rewrites for busboy.
+      ["Content-Type: text/plain; charset=iso-8859-1", ...fillers(1_998), DISPOSITION],
+    ]) {
+      expect(await charsets([form(headers.join("\r\n"))])).toEqual([]);
+    }
   });
 });
 
 describe("after the closing delimiter", () => {
-  it("reads nothing more, even a whole form in the same chunk", () => {
+  it("reads nothing more, even a whole form in the same chunk", async () => {
     const form = `--${BOUNDARY}\r\n${DISPOSITION}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nx\r\n--${BOUNDARY}--`;
     const epilogue = `\r\n--${BOUNDARY}\r\n${DISPOSITION}\r\nContent-Type: text/plain; charset=iso-8859-1\r\n\r\ny\r\n--${BOUNDARY}--\r\n`;
     for (const chunks of [
       [Buffer.from(form + epilogue, "latin1")],
       splitIntoChunks(Buffer.from(form + epilogue, "latin1"), 50),
     ]) {
-      const { output, records, malformed } = stage(chunks);
-      expect(output.toString("latin1")).toBe(form.replace("; charset=utf-8", ""));
-      expect(records).toEqual(["utf-8"]);
+      const { output, malformed } = stage(chunks);
+      expect(output.toString("latin1")).toBe(
+        form.replace("; charset=utf-8", "\r\nContent-Transfer-Encoding: charset=utf-8"),
+      );
+      expect(await charsets(chunks)).toEqual(["utf-8"]);
       expect(malformed).toBe(false);
     }
   });
 
-  it("a malformed header stops the stage: nothing after it is read or recorded", () => {
+  it("a malformed header stops the stage: nothing after it is read or rewritten", () => {
     const body = Buffer.from(
       `--${BOUNDARY}\r\nBad Header: x\r\n\r\nx\r\n--${BOUNDARY}\r\n${DISPOSITION}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\ny\r\n--${BOUNDARY}--\r\n`,
       "latin1",
     );
     for (const chunks of [[body], splitIntoChunks(body, 9)]) {
-      const { output, records, malformed } = stage(chunks);
+      const { output, malformed } = stage(chunks);
       expect(malformed).toBe(true);
-      expect(records).toEqual([]);
       expect(output.toString("latin1")).not.toContain("charset");
     }
   });
