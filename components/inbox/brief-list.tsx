@@ -12,6 +12,7 @@ import {
 import { DeliveryBadges, DeliveryFilterField } from "./delivery-marks";
 import { focusRing } from "./shell";
 import { LocalTime } from "./time";
+import { visibleText } from "@/lib/format";
 
 const STATUS_STYLE: Record<BriefStatus, string> = {
   new: "bg-indigo-50 text-accent-strong ring-indigo-200",
@@ -255,8 +256,10 @@ export function BriefRows({
           >
             <span className="flex items-baseline justify-between gap-3">
               <span className="min-w-0 text-sm font-semibold text-ink">
-                {brief.name}
-                {brief.company ? <span className="font-normal text-muted"> · {brief.company}</span> : null}
+                {visibleText(brief.name)}
+                {brief.company ? (
+                  <span className="font-normal text-muted"> · {visibleText(brief.company)}</span>
+                ) : null}
               </span>
               <span className="shrink-0 text-xs tabular-nums text-muted">
                 <LocalTime iso={brief.receivedAt} />
@@ -280,7 +283,7 @@ export function BriefRows({
               <span className="font-mono text-xs text-muted">{brief.reference}</span>
               {brief.attachment ? <span className="text-xs text-muted">· attachment</span> : null}
             </span>
-            <span className="mt-0.5 block truncate text-sm text-muted">{brief.description}</span>
+            <span className="mt-0.5 block truncate text-sm text-muted">{visibleText(brief.description)}</span>
           </Link>
         </li>
       ))}

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { BriefRecord, SpamVerdict } from "@/lib/briefs";
 import { spamReasonText } from "@/lib/ops";
 import { UTM_KEYS } from "@/lib/schemas/attribution";
+import { visibleText } from "@/lib/format";
 
 /**
  * Where a brief came from, for its page: the attribution the form sent (page, referrer, utm) and,
@@ -34,11 +35,13 @@ export function BriefAttribution({ attribution }: { attribution: BriefRecord["at
       </h2>
       {attribution ? (
         <dl className="mt-2 divide-y divide-slate-100">
-          {attribution.page === undefined ? null : <Row label="Page">{attribution.page}</Row>}
-          {attribution.referrer === undefined ? null : <Row label="Referrer">{attribution.referrer}</Row>}
+          {attribution.page === undefined ? null : <Row label="Page">{visibleText(attribution.page)}</Row>}
+          {attribution.referrer === undefined ? null : (
+            <Row label="Referrer">{visibleText(attribution.referrer)}</Row>
+          )}
           {utm.map(([label, value]) => (
             <Row key={label} label={label}>
-              {value}
+              {visibleText(value)}
             </Row>
           ))}
         </dl>

@@ -148,6 +148,8 @@ export interface AcknowledgmentOutcome {
   ms?: number;
   /** Why it was not sent, in one line; absent on success. */
   error?: string;
+  /** On success: the SMTP reply code, when the server gave one. */
+  status?: number;
   suppressed?: true;
   /** On failure (not suppression): the SMTP reply code, and whether another attempt may help. */
   failure?: FailureDetails;

@@ -1,3 +1,4 @@
+import { comparableText } from "../format";
 import { PROJECT_TYPES, type ProjectType } from "../schemas/brief";
 import type { ConfigReader } from "./reader";
 import type { Config, EmailRoutes, SpamRules } from "./types";
@@ -70,9 +71,13 @@ export function parseSpamRules({ raw, problems }: ConfigReader): SpamRules | nul
   if (withControls.length > 0) {
     problems.push("SPAM_KEYWORDS must be comma-separated words or phrases, without control characters");
   }
+  // Matched in their comparable form: one of nothing but invisible characters would match every brief.
+  if (keywords.some((keyword) => comparableText(keyword).trim() === "")) {
+    problems.push("SPAM_KEYWORDS must not hold a keyword made only of invisible characters");
+  }
   const domains: SpamRules["domains"][number][] = [];
   for (const written of raw.SPAM_EMAIL_DOMAINS ? list(raw.SPAM_EMAIL_DOMAINS) : []) {
-    const ascii = asciiDomain(written);
+    const ascii = asciiDomain(comparableText(written));
     if (ASCII_DOMAIN.test(ascii)) domains.push({ written, ascii });
     else {
       problems.push(

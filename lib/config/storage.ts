@@ -1,6 +1,25 @@
 import type { ConfigReader } from "./reader";
 import type { Config } from "./types";
-import { httpUrl, rateLimitRule, wholeNumber } from "./values";
+import { z } from "zod";
+import { MAX_NOTIFY_TIMEOUT_MS } from "../deliveries/lease";
+import { httpUrl, rateLimitRule } from "./values";
+
+/**
+ * `NOTIFY_TIMEOUT_MS`: a whole number of milliseconds that a delivery attempt's lease can cover
+ * (lib/deliveries/lease.ts), so that no second claimant sends an attempt still under way.
+ */
+const notifyTimeout = z.string().transform((value, ctx) => {
+  const number = Number(value);
+  if (/^\d+$/.test(value) && number >= 1 && number <= MAX_NOTIFY_TIMEOUT_MS) return number;
+  ctx.addIssue({
+    code: "custom",
+    message:
+      /^\d+$/.test(value) && number > MAX_NOTIFY_TIMEOUT_MS
+        ? `NOTIFY_TIMEOUT_MS must be at most ${MAX_NOTIFY_TIMEOUT_MS}: a delivery attempt holds its claim for two sends of this long (the attempt and the "gave up" alert) plus its store calls, within a 10-minute lease; got "${value}"`
+        : `NOTIFY_TIMEOUT_MS must be a whole number from 1 to ${MAX_NOTIFY_TIMEOUT_MS}, got "${value}"`,
+  });
+  return z.NEVER;
+});
 
 /**
  * Where briefs are kept and how hard the service is pushed: the inbox (filesystem or Vercel Blob),
@@ -11,7 +30,7 @@ export function parseStorageAndLimits({
   problems,
   read,
 }: ConfigReader): Pick<Config, "inbox" | "redis" | "rateLimits" | "notifyTimeoutMs" | "ipHashSalt"> {
-  const notifyTimeoutMs = read(raw.NOTIFY_TIMEOUT_MS, wholeNumber("NOTIFY_TIMEOUT_MS", 1, 600_000), 5_000);
+  const notifyTimeoutMs = read(raw.NOTIFY_TIMEOUT_MS, notifyTimeout, 5_000);
   const contact = read(raw.CONTACT_RATE_LIMIT, rateLimitRule("CONTACT_RATE_LIMIT"), {
     limit: 5,
     windowMs: 600_000,

@@ -216,9 +216,10 @@ export const VARIABLES = [
     group: "Notifications to ops",
     default: "`5000`",
     example: "5000",
-    summary: "how long each channel (and each email to a visitor) gets before it counts as failed",
+    summary:
+      "how long each channel (and each email to a visitor) gets before it counts as failed; at most `280000` (a delivery attempt's claim must cover it, see [deliveries](operations.md#deliveries))",
     notes:
-      "Milliseconds each channel (and each email to a visitor) gets before it counts as failed; the contact answer waits at most this long (plus a moment) for notifications.",
+      "Milliseconds each channel (and each email to a visitor) gets before it counts as failed; the contact answer waits at most this long (plus a moment) for notifications. At most 280000: a delivery attempt keeps its claim for twice this (the attempt and the alert if it gives up) plus its store calls, within a 10-minute lease; a larger value stops the start.",
   },
   {
     name: "DELIVERY_RETRY_SCHEDULE",

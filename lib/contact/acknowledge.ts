@@ -68,16 +68,16 @@ export class Acknowledger implements BriefAcknowledger {
       return { ok: false, at: now(), suppressed: true, error: ACKNOWLEDGMENT_WITHIN_WINDOW };
     }
     // Not sent: the window is given back, so a redelivery (or the next brief) can send one.
-    await releasedOnFailure(claim, async () => {
+    const status = await releasedOnFailure(claim, async () => {
       const email = await renderBriefAcknowledgment(record);
-      await this.mailer.send({
+      return this.mailer.send({
         to: record.email,
         subject: briefAcknowledgmentSubject(record.reference),
         ...email,
         ...(this.replyTo ? { replyTo: this.replyTo } : {}),
       });
     });
-    return { ok: true, at: now() };
+    return { ok: true, at: now(), ...(status === undefined ? {} : { status }) };
   }
 
   /** The address's window; `"unchecked"` while Redis cannot tell (the cooldown warns, throttled). */

@@ -1,5 +1,6 @@
 import { asciiDomain, type SpamRules } from "../config";
 import type { SpamVerdict } from "../briefs";
+import { comparableText } from "../format";
 import type { Brief } from "../schemas/brief";
 
 /**
@@ -18,10 +19,11 @@ const ENDS_WITH_WORD_CHARACTER = new RegExp(`${WORD_CHARACTER}$`, "u");
 /**
  * A keyword as a pattern that matches it only as whole words: its edges, where they are letters
  * or digits, must not touch another letter or digit ("ass" is not in "class", "c++" is in "c++,").
- * Spaces inside a phrase match any run of white space, so a line break does not hide it.
+ * Spaces inside a phrase match any run of white space, so a line break does not hide it. The
+ * keyword is taken in its `comparableText` form, as the text it is looked for in is.
  */
 export function keywordPattern(keyword: string): RegExp {
-  const phrase = keyword.normalize("NFC").trim();
+  const phrase = comparableText(keyword).trim();
   const body = phrase
     .split(/\s+/)
     .map((word) => word.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"))
@@ -31,9 +33,13 @@ export function keywordPattern(keyword: string): RegExp {
   return new RegExp(`${before}${body}${after}`, "iu");
 }
 
-/** The first keyword (in the configured order) found in the brief's text, or `null`. */
+/**
+ * The first keyword (in the configured order, as written) found in the brief's text, or `null`.
+ * Both are compared in their `comparableText` form: a soft hyphen, a zero-width space or
+ * fullwidth letters do not hide a keyword.
+ */
 export function matchingKeyword(keywords: readonly string[], brief: Brief): string | null {
-  const texts = SEARCHED_FIELDS.map((field) => (brief[field] ?? "").normalize("NFC"));
+  const texts = SEARCHED_FIELDS.map((field) => comparableText(brief[field] ?? ""));
   return (
     keywords.find((keyword) => {
       const pattern = keywordPattern(keyword);
@@ -45,10 +51,11 @@ export function matchingKeyword(keywords: readonly string[], brief: Brief): stri
 /**
  * The configured domain (as written) that the sender's address is at, or under: `spam.example`
  * catches `a@spam.example` and `a@mail.spam.example`, never `a@notspam.example`. Both sides are
- * compared in one form (`asciiDomain`), so an internationalised name matches however it is written.
+ * compared in one form (`asciiDomain` of `comparableText`), so an internationalised name matches
+ * however it is written, and characters nobody sees do not hide it.
  */
 export function matchingDomain(domains: SpamRules["domains"], email: string): string | null {
-  const sender = asciiDomain(email.slice(email.lastIndexOf("@") + 1));
+  const sender = asciiDomain(comparableText(email.slice(email.lastIndexOf("@") + 1)));
   if (sender === "") return null;
   const found = domains.find(({ ascii }) => sender === ascii || sender.endsWith(`.${ascii}`));
   return found?.written ?? null;

@@ -25,7 +25,18 @@ import type { ObjectStore, StoreCallOptions } from "../store";
 import type { GiveUpAlerts } from "./alerts";
 import { checkedAttachment } from "./attachment";
 import { recordAttempt, type Outcome } from "./log";
-import { claimDue, claimNow, dueEntry, duePath, failedPath, listDue, markFailed, writeDue } from "./records";
+import { Fence } from "./fence";
+import { AFTER_SEND_MS, leaseFor } from "./lease";
+import {
+  type Claim,
+  claimDue,
+  claimNow,
+  dueEntry,
+  duePath,
+  DueLook,
+  failedPath,
+  markFailed,
+} from "./records";
 import { ACKNOWLEDGMENT_RETRY_WINDOW_MS, nextAttemptAt } from "./schedule";
 import type { AttemptOutcomes, BriefAcknowledger, DueRecord, RunCounts, Target } from "./types";
 
@@ -60,10 +71,16 @@ const IN_REQUEST_RETRY_MAX_MS = 60_000;
 /** Attempts a round of due records makes at once. */
 const RUN_CONCURRENCY = 4;
 
-/** What one attempt at a due record came to. */
+/** A claim that was won. */
+type Claimed = Extract<Claim, { claimed: true }>;
+
+/**
+ * What one attempt at a due record came to. `lost`: the claim was found gone (the brief erased
+ * meanwhile) or too short to finish in, so nothing more was sent or recorded.
+ */
 export type AttemptResult =
   | { made: true; target: Target; record: ChannelDelivery }
-  | { made: false; target: Target; why: "missing" | "not-due" | "leased" | "gone" | "done" };
+  | { made: false; target: Target; why: "missing" | "not-due" | "leased" | "gone" | "done" | "lost" };
 
 /**
  * Part 4's deliveries: every channel attempt made, logged in `delivery.json`, and retried on the
@@ -73,9 +90,16 @@ export type AttemptResult =
  */
 export class Deliveries {
   private readonly random: () => number;
+  /** How long each claim lasts: longer than the longest attempt (`leaseFor`). */
+  readonly leaseMs: number;
+  /** `<reference>.<target>` of the attempts this process is making now. */
+  private readonly inFlight = new Set<string>();
+  /** The due records as the last look read them, so the next reads only what changed. */
+  private readonly look = new DueLook();
 
   constructor(private readonly deps: DeliveriesDeps) {
     this.random = deps.random ?? Math.random;
+    this.leaseMs = leaseFor(deps.notifyTimeoutMs);
   }
 
   /**
@@ -174,20 +198,30 @@ export class Deliveries {
     target: Target,
     { now = new Date(), force = false, ...options }: StoreCallOptions & { now?: Date; force?: boolean } = {},
   ): Promise<AttemptResult> {
-    const claim = await claimDue(this.deps.store, reference, target, now, { ...options, force });
+    const claim = await claimDue(this.deps.store, reference, target, now, {
+      ...options,
+      force,
+      leaseMs: this.leaseMs,
+    });
     if (!claim.claimed) return { made: false, target, why: claim.why };
-    return this.attempt(claim.record, { manual: force });
+    return this.attempt(claim, { manual: force });
   }
 
   /**
-   * Every due attempt this call can claim, a few at a time, until `signal` aborts (what is left is
-   * the next round's). Counts what each attempt came to.
+   * Every due attempt this call can claim, a few at a time, until `signal` aborts: then it answers
+   * at once, and what is left is the next round's. An attempt still under way then is not waited
+   * for: it goes on under its claim and records its own outcome (in `after()` within a request).
+   * Counts what each attempt finished by then came to.
+   *
+   * The due records come from one listing; only those new or changed since this instance's last
+   * look are read (a long-lived server looks every 10 s), plus the claims of those that are due.
    */
   async runDue({ signal, now = new Date() }: { signal?: AbortSignal; now?: Date } = {}): Promise<RunCounts> {
     const counts: RunCounts = { attempted: 0, delivered: 0, failed: 0, retrying: 0 };
     const options = signal ? { signal } : {};
-    const ready = (await listDue(this.deps.store, options)).filter(
+    const ready = (await this.look.due(this.deps.store, options)).filter(
       (record) =>
+        !this.inFlight.has(`${record.reference}.${record.channel}`) &&
         Date.parse(record.dueAt) <= now.getTime() &&
         (record.leaseUntil === undefined || Date.parse(record.leaseUntil) <= now.getTime()),
     );
@@ -195,13 +229,18 @@ export class Deliveries {
     const worker = async () => {
       while (next < ready.length && !signal?.aborted) {
         const record = ready[next++]!;
-        try {
-          const result = await this.attemptIfDue(record.reference, record.channel, { ...options, now });
-          if (!result.made) continue;
+        const attempt = this.attemptIfDue(record.reference, record.channel, { ...options, now });
+        const result = await settledUnlessAborted(attempt, signal);
+        if (result === "aborted") {
+          finishInBackground(attempt, `the ${record.channel} attempt at ${record.reference}`);
+          return;
+        }
+        if (result.ok) {
+          if (!result.value.made) continue;
           counts.attempted++;
-          counts[result.record.state === "delivered" ? "delivered" : result.record.state]++;
-        } catch (error) {
-          console.error(`[delivery] ${record.reference} ${record.channel}: attempt not made`, error);
+          counts[result.value.record.state === "delivered" ? "delivered" : result.value.record.state]++;
+        } else {
+          console.error(`[delivery] ${record.reference} ${record.channel}: attempt not made`, result.error);
         }
       }
     };
@@ -227,31 +266,60 @@ export class Deliveries {
           store,
           { reference: brief.record.reference, folder: brief.folder, channel: target },
           now,
+          { leaseMs: this.leaseMs },
         );
         if (!claim.claimed) return { made: false, target, why: claim.why };
-        return this.attempt(claim.record, { manual: true, again });
+        return this.attempt(claim, { manual: true, again });
       }),
     );
   }
 
-  /** One claimed attempt: made, logged, and what follows it recorded (the next due record, or the end). */
+  /**
+   * One claimed attempt: made, logged, and what follows it recorded (the next due record, or the
+   * end), each step under the claim (`Fence`): the send only while the claim holds and the lease
+   * leaves time for it and its record, every write after it only while the claim holds, and the
+   * last one conditional on it. A claim found gone (the brief erased meanwhile) ends the attempt:
+   * nothing more is sent, and what it wrote after the erase is taken back.
+   */
   private async attempt(
-    due: DueRecord,
+    claim: Claimed,
     { manual, again = false }: { manual: boolean; again?: boolean },
   ): Promise<AttemptResult> {
-    const { store } = this.deps;
+    const { reference, channel: target } = claim.record;
+    const key = `${reference}.${target}`;
+    const fence = new Fence(this.deps.store, duePath(reference, target), claim.version, this.leaseMs);
+    this.inFlight.add(key);
+    try {
+      return await this.attemptUnder(fence, claim.record, { manual, again });
+    } finally {
+      this.inFlight.delete(key);
+      fence.end();
+    }
+  }
+
+  private async attemptUnder(
+    fence: Fence,
+    due: DueRecord,
+    { manual, again }: { manual: boolean; again: boolean },
+  ): Promise<AttemptResult> {
+    const { store, notifyTimeoutMs } = this.deps;
     const { reference, folder, channel: target } = due;
-    const record = await this.readBrief(folder);
+    const lost: AttemptResult = { made: false, target, why: "lost" };
+    const record = await this.readBrief(folder, fence.options);
     if (record === null) {
       // Erased (or never committed): nothing more is sent.
-      await store.delete(duePath(reference, target));
+      await fence.release();
       return { made: false, target, why: "gone" };
     }
-    const previous = (await readDelivery(store, folder))[target];
+    const previous = (await readDelivery(store, folder, fence.options))[target];
     if ((previous?.state === "delivered" && !again) || (previous?.state === "failed" && !manual)) {
-      await store.delete(duePath(reference, target));
+      await fence.release();
       return { made: false, target, why: "done" };
     }
+    // Too little of the lease left for the send and its record (a store that was slow to answer):
+    // the claim runs out and the attempt is the next claimant's, whole.
+    if (fence.msLeft() < 2 * notifyTimeoutMs + AFTER_SEND_MS) return lost;
+    if (!(await fence.holds())) return lost;
     const outcome = await this.makeAttempt(target, record, folder);
     const now = new Date();
     let next = this.nextAttempt(target, record, previous, outcome, now);
@@ -268,25 +336,49 @@ export class Deliveries {
         log: updated.log,
       };
     }
-    if ((await this.readBrief(folder)) === null) {
-      await store.delete(duePath(reference, target));
-      return { made: false, target, why: "gone" };
-    }
-    const delivery = await updateDelivery(store, folder, (current) => ({ ...current, [target]: updated }));
-    await this.deps.onDeliveryChanged?.(folder, delivery);
+    if (!(await fence.holds())) return lost;
+    const delivery = await updateDelivery(
+      store,
+      folder,
+      (current) => ({ ...current, [target]: updated }),
+      fence.options,
+    );
+    let kept: boolean;
+    let rescheduled: DueRecord | null = null;
     if (previous?.state === "delivered") {
-      await store.delete(duePath(reference, target));
+      kept = await fence.release();
     } else if (updated.state === "retrying") {
-      const rescheduled = { reference, folder, channel: target, dueAt: updated.nextAttemptAt! };
-      await writeDue(store, rescheduled);
-      await this.scheduled(rescheduled, false);
+      rescheduled = { reference, folder, channel: target, dueAt: updated.nextAttemptAt! };
+      kept = await fence.reschedule(rescheduled);
+    } else if (updated.state === "delivered") {
+      await store.delete(failedPath(reference, target), fence.options);
+      kept = await fence.release();
     } else {
-      await store.delete(duePath(reference, target));
-      if (updated.state === "delivered") await store.delete(failedPath(reference, target));
       // Ops who pressed "Retry now" see the outcome on the page: they are not emailed about it.
-      else if (!updated.suppressed) await this.gaveUp(folder, reference, target, updated, { alert: !manual });
+      kept = updated.suppressed
+        ? true
+        : await this.gaveUp(folder, reference, target, updated, { alert: !manual, fence });
+      if (kept) kept = await fence.release();
     }
+    if (!kept) {
+      await this.takeBack(folder, reference, target, fence);
+      return lost;
+    }
+    await this.deps.onDeliveryChanged?.(folder, delivery);
+    if (rescheduled) await this.scheduled(rescheduled, false);
     return { made: true, target, record: updated };
+  }
+
+  /**
+   * The claim was gone when the attempt's last write was made: an erase removed the due record
+   * meanwhile. Once the brief itself is gone too, what the attempt wrote after the erase (its log,
+   * a failed record) is removed; while it is still there, the erase under way removes them itself.
+   */
+  private async takeBack(folder: string, reference: string, target: Target, fence: Fence): Promise<void> {
+    const { store } = this.deps;
+    if ((await store.get(`${folder}/brief.json`, fence.options)) !== null) return;
+    await store.delete(failedPath(reference, target), fence.options);
+    await store.delete(`${folder}/delivery.json`, fence.options);
   }
 
   private async makeAttempt(target: Target, record: BriefRecord, folder: string): Promise<Outcome> {
@@ -357,31 +449,61 @@ export class Deliveries {
     await this.attemptIfDue(due.reference, due.channel);
   }
 
-  /** Gave up: the failed record, and (only when this call made it) the log line and the alert. */
+  /**
+   * Gave up: the failed record, and (only when this call made it) the log line and the alert.
+   * Under an attempt's claim (`fence`), the alert is sent only while the claim holds; `false`: it
+   * did not (nothing was sent).
+   */
   private async gaveUp(
     folder: string,
     reference: string,
     target: Target,
     record: ChannelDelivery,
-    { alert = true }: { alert?: boolean } = {},
-  ): Promise<void> {
+    { alert = true, fence }: { alert?: boolean; fence?: Fence } = {},
+  ): Promise<boolean> {
     const error = record.error ?? "unknown error";
-    const first = await markFailed(this.deps.store, {
-      reference,
-      folder,
-      channel: target,
-      at: record.at,
-      error,
-    });
-    if (!first) return;
+    const first = await markFailed(
+      this.deps.store,
+      { reference, folder, channel: target, at: record.at, error },
+      fence?.options,
+    );
+    if (!first) return true;
+    if (fence && !(await fence.holds())) return false;
     console.warn(`[delivery] ${reference} ${target} gave up: ${error}`);
     if (alert)
       await this.deps.alerts.gaveUp({ reference, channel: target, error, attempts: record.attempts });
+    return true;
   }
 
-  private async readBrief(folder: string): Promise<BriefRecord | null> {
-    const bytes = await this.deps.store.get(`${folder}/brief.json`);
+  private async readBrief(folder: string, options: StoreCallOptions = {}): Promise<BriefRecord | null> {
+    const bytes = await this.deps.store.get(`${folder}/brief.json`, options);
     if (bytes === null) return null;
     return briefRecordSchema.parse(JSON.parse(Buffer.from(bytes).toString("utf8"))) as BriefRecord;
+  }
+}
+
+/**
+ * How `work` settled, or `"aborted"` as soon as `signal` aborts first (the work goes on). Never
+ * rejects.
+ */
+async function settledUnlessAborted<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | "aborted"> {
+  const settled = work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (!signal) return settled;
+  if (signal.aborted) return "aborted";
+  let onAbort = () => {};
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([settled, aborted]);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
 }

@@ -13,6 +13,7 @@ export {
   pendingReferences,
 } from "./records";
 export { nextAttemptAt } from "./schedule";
+export { leaseFor, MAX_NOTIFY_TIMEOUT_MS } from "./lease";
 export type { AttemptOutcomes, BriefAcknowledger, DueRecord, FailedRecord, RunCounts, Target } from "./types";
 export {
   QStashPublisher,

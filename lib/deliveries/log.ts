@@ -8,7 +8,8 @@ export type Outcome = DeliveryOutcome | AcknowledgmentOutcome;
 /** The log's entry for one attempt. */
 export function logEntry(outcome: Outcome): AttemptEntry {
   const entry: AttemptEntry = { at: outcome.at, ok: outcome.ok, ms: outcome.ms ?? 0 };
-  if (outcome.failure?.status !== undefined) entry.status = outcome.failure.status;
+  const status = outcome.status ?? outcome.failure?.status;
+  if (status !== undefined) entry.status = status;
   if (!outcome.ok && outcome.error !== undefined) entry.error = outcome.error;
   return entry;
 }

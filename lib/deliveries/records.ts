@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { CHANNEL_NAMES } from "../notify";
-import { createIfAbsent, type ObjectEntry, type ObjectStore, type StoreCallOptions } from "../store";
+import {
+  createIfAbsent,
+  type ObjectEntry,
+  type ObjectInfo,
+  type ObjectStore,
+  type StoreCallOptions,
+} from "../store";
+import { MIN_LEASE_MS } from "./lease";
 import type { DueRecord, FailedRecord, Target } from "./types";
 
 /**
@@ -12,8 +19,8 @@ import type { DueRecord, FailedRecord, Target } from "./types";
 export const DUE_PREFIX = "deliveries/due/";
 export const FAILED_PREFIX = "deliveries/failed/";
 
-/** How long a claimed attempt is its claimant's: past it, another may take it over. */
-export const LEASE_MS = 60_000;
+/** The shortest lease a claim takes (a short `NOTIFY_TIMEOUT_MS`'s); see `leaseFor`. */
+export const LEASE_MS = MIN_LEASE_MS;
 
 const TARGETS = [...CHANNEL_NAMES, "acknowledgment"] as const;
 
@@ -73,23 +80,41 @@ export async function writeDue(
   await store.put(path, body, contentType, options);
 }
 
-/** What `claimDue` found. */
+/**
+ * What `claimDue` found. A claim carries the version of the due record it wrote: every write that
+ * follows the attempt is conditional on the record still being at it (see `Fence`).
+ */
 export type Claim =
-  | { claimed: true; record: DueRecord }
+  | { claimed: true; record: DueRecord; version: string }
   | { claimed: false; why: "missing" | "not-due" | "leased"; record: DueRecord | null };
 
+/** The claim's own version, read back: `null` when what is there is not what this claim wrote. */
+async function claimedVersion(
+  store: ObjectStore,
+  path: string,
+  body: string,
+  options: StoreCallOptions,
+): Promise<string | null> {
+  const stored = await store.getVersioned(path, options);
+  return stored !== null && Buffer.from(body, "utf8").equals(stored.bytes) ? stored.version : null;
+}
+
 /**
- * Takes the attempt a due record names, with a conditional write of a 60-second lease: two
- * instances (or a scheduler and a cron call) racing for it, one wins. Only a due record whose
- * `dueAt` has come (`force`: ops' "Retry now", any time) and whose lease, if any, has run out.
- * A lost race answers `leased`: whoever won makes the attempt.
+ * Takes the attempt a due record names, with a conditional write of a lease (`leaseMs`, which
+ * covers the longest attempt: `leaseFor`): two instances (or a scheduler and a cron call) racing
+ * for it, one wins. Only a due record whose `dueAt` has come (`force`: ops' "Retry now", any time)
+ * and whose lease, if any, has run out. A lost race answers `leased`: whoever won makes the attempt.
  */
 export async function claimDue(
   store: ObjectStore,
   reference: string,
   target: Target,
   now: Date,
-  { force = false, ...options }: StoreCallOptions & { force?: boolean } = {},
+  {
+    force = false,
+    leaseMs = LEASE_MS,
+    ...options
+  }: StoreCallOptions & { force?: boolean; leaseMs?: number } = {},
 ): Promise<Claim> {
   const path = duePath(reference, target);
   const current = await store.getVersioned(path, options);
@@ -99,9 +124,15 @@ export async function claimDue(
   if (record.leaseUntil !== undefined && Date.parse(record.leaseUntil) > now.getTime()) {
     return { claimed: false, why: "leased", record };
   }
-  const leased: DueRecord = { ...record, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString() };
-  const won = await store.putIfVersion(path, json(leased), "application/json", current.version, options);
-  return won ? { claimed: true, record: leased } : { claimed: false, why: "leased", record };
+  const leased: DueRecord = { ...record, leaseUntil: new Date(now.getTime() + leaseMs).toISOString() };
+  const body = json(leased);
+  if (!(await store.putIfVersion(path, body, "application/json", current.version, options))) {
+    return { claimed: false, why: "leased", record };
+  }
+  const version = await claimedVersion(store, path, body, options);
+  return version === null
+    ? { claimed: false, why: "leased", record }
+    : { claimed: true, record: leased, version };
 }
 
 /**
@@ -112,17 +143,22 @@ export async function claimNow(
   store: ObjectStore,
   record: Omit<DueRecord, "dueAt" | "leaseUntil">,
   now: Date,
-  options: StoreCallOptions = {},
+  { leaseMs = LEASE_MS, ...options }: StoreCallOptions & { leaseMs?: number } = {},
 ): Promise<Claim> {
   const leased: DueRecord = {
     ...record,
     dueAt: now.toISOString(),
-    leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString(),
+    leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
   };
   const path = duePath(record.reference, record.channel);
-  const { created } = await createIfAbsent(store, path, json(leased), "application/json", options);
-  if (created) return { claimed: true, record: leased };
-  return claimDue(store, record.reference, record.channel, now, { ...options, force: true });
+  const body = json(leased);
+  const { created } = await createIfAbsent(store, path, body, "application/json", options);
+  if (created) {
+    const version = await claimedVersion(store, path, body, options);
+    if (version !== null) return { claimed: true, record: leased, version };
+    return { claimed: false, why: "leased", record: leased };
+  }
+  return claimDue(store, record.reference, record.channel, now, { ...options, force: true, leaseMs });
 }
 
 /** Every due record, read (an unreadable one is skipped with a warning), soonest first. */
@@ -130,6 +166,40 @@ export async function listDue(store: ObjectStore, options: StoreCallOptions = {}
   return listRecords(store, DUE_PREFIX, dueSchema, options).then((records) =>
     records.sort((a, b) => a.dueAt.localeCompare(b.dueAt)),
   );
+}
+
+/**
+ * The due records, looked at again and again by one instance (a long-lived server's scheduler,
+ * every 10 s): each look lists them once and reads only those new or changed since the previous
+ * look, by what the listing says of each (size and time written: every write of a due record,
+ * a claim included, gives it a new time). What a look reads is kept until the record is gone.
+ */
+export class DueLook {
+  private readonly known = new Map<string, { size: number; uploadedAt: number; record: DueRecord }>();
+
+  /** Every due record, soonest first. */
+  async due(store: ObjectStore, options: StoreCallOptions = {}): Promise<DueRecord[]> {
+    const listed: ObjectInfo[] = [];
+    for await (const info of store.list(DUE_PREFIX, options)) listed.push(info);
+    const seen = new Set(listed.map((info) => info.path));
+    for (const path of this.known.keys()) if (!seen.has(path)) this.known.delete(path);
+    const changed = listed.filter((info) => {
+      const known = this.known.get(info.path);
+      return known?.size !== info.size || known.uploadedAt !== info.uploadedAt.getTime();
+    });
+    for (let start = 0; start < changed.length; start += READ_CONCURRENCY) {
+      await Promise.all(
+        changed.slice(start, start + READ_CONCURRENCY).map(async (info) => {
+          const record = await readRecord(store, info.path, dueSchema, options);
+          if (record === null) this.known.delete(info.path);
+          else this.known.set(info.path, { size: info.size, uploadedAt: info.uploadedAt.getTime(), record });
+        }),
+      );
+    }
+    return [...this.known.values()]
+      .map((known) => known.record)
+      .sort((a, b) => a.dueAt.localeCompare(b.dueAt));
+  }
 }
 
 /** Every failed record, read, newest first. */
@@ -144,6 +214,20 @@ export async function listFailed(
 
 /** Records read at once: enough to hide a remote store's latency. */
 const READ_CONCURRENCY = 16;
+
+/** One record, read; `null` when it is gone (done meanwhile) or is not one (with a warning). */
+async function readRecord<T>(
+  store: ObjectStore,
+  path: string,
+  schema: z.ZodType<T>,
+  options: StoreCallOptions,
+): Promise<T | null> {
+  const bytes = await store.get(path, options);
+  if (bytes === null) return null;
+  const record = parse(schema, bytes);
+  if (record === null) console.warn(`[delivery] ${path} is not a delivery record; left alone`);
+  return record;
+}
 
 /** The reference a record's name under `prefix` is for (`<reference>.<target>.json`). */
 const referenceOf = (path: string, prefix: string) => path.slice(prefix.length).split(".")[0] ?? "";
@@ -161,15 +245,7 @@ async function listRecords<T>(
   const records: T[] = [];
   for (let start = 0; start < paths.length; start += READ_CONCURRENCY) {
     const batch = paths.slice(start, start + READ_CONCURRENCY);
-    const read = await Promise.all(
-      batch.map(async (path) => {
-        const bytes = await store.get(path, options);
-        if (bytes === null) return null; // done meanwhile
-        const record = parse(schema, bytes);
-        if (record === null) console.warn(`[delivery] ${path} is not a delivery record; left alone`);
-        return record;
-      }),
-    );
+    const read = await Promise.all(batch.map((path) => readRecord(store, path, schema, options)));
     for (const record of read) if (record !== null) records.push(record);
   }
   return records;

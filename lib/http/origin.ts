@@ -19,6 +19,26 @@ export function isCrossOrigin(
   return !(claimed === own || claimed === allowed.siteOrigin || allowed.allowedOrigins.includes(claimed));
 }
 
+/** Where a request says it came from, as a subscriber's consent evidence records it. */
+export type RequestSite = "same-origin" | "cross-site" | "unknown";
+
+/**
+ * `same-origin`: the site's own pages sent it (its `Origin` is one the contact form accepts, or
+ * with no `Origin`, `Sec-Fetch-Site: same-origin`). `cross-site`: a browser marked it as sent from
+ * another site: an `Origin` that is none of those (`null` included), or with no `Origin`,
+ * `Sec-Fetch-Site: cross-site` or `same-site` (another origin, as the contact form's rule counts it).
+ * `unknown`: neither header says (a script, a server).
+ */
+export function requestSite(
+  headers: Headers,
+  allowed: { siteOrigin: string; allowedOrigins: readonly string[] },
+): RequestSite {
+  if (headers.get("origin") !== null) return isCrossOrigin(headers, allowed) ? "cross-site" : "same-origin";
+  const site = headers.get("sec-fetch-site")?.trim().toLowerCase();
+  if (site === "same-origin") return "same-origin";
+  return isCrossOrigin(headers, allowed) ? "cross-site" : "unknown";
+}
+
 /** Scheme and host the client addressed, as the proxy in front reports them, else from `Host`. */
 export function requestOrigin(headers: Headers): string | null {
   const host = firstEntry(headers.get("x-forwarded-host")) ?? headers.get("host");

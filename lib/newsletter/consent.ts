@@ -54,13 +54,20 @@ export type SubscribeOutcome = "subscribed" | "already-subscribed" | "confirmati
  * cannot be sent the answer is 503 `email_unavailable`, the pending record stays, and the window
  * is given back, so a retry sends it. While Redis cannot say whether the window is open, no email
  * is sent and the answer is the same 503.
+ *
+ * With single opt-in, a request a browser marked as sent from another site (`site: "cross-site"`)
+ * is held to double opt-in when confirmation emails can be sent: a hostile page could otherwise
+ * make its visitors' browsers subscribe addresses of its choosing, with a bystander's address hash
+ * as the evidence. Without email it is stored as any other, its record saying `cross-site`.
  */
 export async function requestSubscription(
   services: NewsletterServices,
   subscription: SubscriptionRequest,
   now: Date = new Date(),
 ): Promise<SubscribeOutcome> {
-  const doubleOptIn = services.config.newsletterDoubleOptIn;
+  const doubleOptIn =
+    services.config.newsletterDoubleOptIn ||
+    (subscription.site === "cross-site" && canConfirmByLink(services));
   const { status, record } = await subscribe(services.store, subscription, now, undefined, { doubleOptIn });
   if (status === "subscribed") announce(services, "newsletter.confirmed", record);
   if (status !== "pending") return status;
@@ -92,6 +99,11 @@ export async function cancelSubscription(
   // The events follow the confirmed list: a pending address never joined it.
   if (previous === "confirmed" && record) announce(services, "newsletter.unsubscribed", record);
   return "unsubscribed";
+}
+
+/** A confirmation email can be sent: `SMTP_URL`, `EMAIL_FROM` and `LINK_SIGNING_SECRET` are set. */
+function canConfirmByLink(services: NewsletterServices): boolean {
+  return services.visitorMailer !== null && services.links !== null;
 }
 
 async function sendConfirmation(services: NewsletterServices, record: SubscriberRecord, now: Date) {

@@ -9,6 +9,7 @@ import {
   StoreUnavailableError,
   updateObject,
 } from "../store";
+import type { RequestSite } from "../http/origin";
 import type { Subscription, Topic } from "../schemas/newsletter";
 import { type Verification, VERIFICATIONS } from "../verification/types";
 import { type ConsentEvidence, consentOf } from "./evidence";
@@ -60,7 +61,12 @@ export const SUBSCRIBE_DEADLINE_MS = 8_000;
  * A valid subscription, how its request's human check went (`off` when not given) and the salted
  * hash of its client address (`null` or absent: unknown).
  */
-export type SubscriptionRequest = Subscription & { verification?: Verification; ipHash?: string | null };
+export type SubscriptionRequest = Subscription & {
+  verification?: Verification;
+  ipHash?: string | null;
+  /** Where the request came from (`requestSite`); `unknown` when not given. */
+  site?: RequestSite;
+};
 
 /** The sha256 (hex) of the lowercased address: the subscriber's id, in its path and in link tokens. */
 export function subscriberId(email: string): string {

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { EmailRoutes, Mailbox } from "../config";
 import { attachmentFileName, emailText } from "./message";
-import { SmtpSender } from "./smtp";
+import { SmtpSender, smtpReplyCodeOf } from "./smtp";
 import type { BriefNotice, Channel } from "./types";
 
 export interface EmailSettings {
@@ -39,7 +39,7 @@ export class EmailChannel implements Channel {
     this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
   }
 
-  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
+  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<number | undefined> {
     const { record, attachment } = notice;
     const { subject, text, html } = emailText(notice);
     // Streamed from the store into the message as it is sent.
@@ -72,5 +72,6 @@ export class EmailChannel implements Channel {
         `[notify] email for brief ${record.reference} refused for ${rejected.join(", ")}; sent to the rest`,
       );
     }
+    return smtpReplyCodeOf(info);
   }
 }

@@ -60,8 +60,8 @@ export async function attemptChannel(
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   try {
-    await withTimeout(timeoutMs, (signal) => channel.deliver(notice, signal));
-    return { ok: true, at: new Date().toISOString(), ms: ms() };
+    const status = await withTimeout(timeoutMs, (signal) => channel.deliver(notice, signal));
+    return { ok: true, at: new Date().toISOString(), ms: ms(), ...(status === undefined ? {} : { status }) };
   } catch (error) {
     const reason = describeFailure(error);
     console.warn(`[notify] ${channel.name} failed for brief ${notice.record.reference}: ${reason}`);

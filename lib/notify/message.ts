@@ -1,4 +1,4 @@
-import { formatBytes } from "../format";
+import { formatBytes, visibleText } from "../format";
 import type { AttachmentRecord, BriefRecord } from "../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../schemas/brief";
 import { attributionLines } from "./attribution";
@@ -16,7 +16,7 @@ export interface EmailText {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
 
 export function emailSubject(record: BriefRecord): string {
-  const name = record.name.replace(CONTROL, " ").replace(/\s+/g, " ").trim();
+  const name = visibleText(record.name).replace(CONTROL, " ").replace(/\s+/g, " ").trim();
   return `New brief ${record.reference} from ${name}`;
 }
 
@@ -59,13 +59,13 @@ function describeAttachment(attachment: AttachmentRecord | null): string {
   return `${attachmentFileName(attachment)} (${attachment.contentType}, ${formatBytes(attachment.size)}), attached`;
 }
 
-/** Label and value of each line of the summary, shared by both bodies. */
+/** Label and value of each line of the summary, shared by both bodies; visitor text shown as typed. */
 function summary(record: BriefRecord): [string, string][] {
   return [
-    ["Name", record.name],
-    ["Email", record.email],
-    ["Company", record.company ?? "—"],
-    ["Role", record.role ?? "—"],
+    ["Name", visibleText(record.name)],
+    ["Email", visibleText(record.email)],
+    ["Company", record.company === null ? "—" : visibleText(record.company)],
+    ["Role", record.role === null ? "—" : visibleText(record.role)],
     ["Project type", PROJECT_TYPES[record.projectType]],
     ["Budget", BUDGETS[record.budget]],
     ["Timeline", TIMELINES[record.timeline]],
@@ -91,9 +91,9 @@ function plainText(record: BriefRecord, folder: string): string {
     ...cameFromText(record),
     "Description",
     "-----------",
-    record.description,
+    visibleText(record.description),
     "",
-    `Reply to this email to answer ${record.name}.`,
+    `Reply to this email to answer ${visibleText(record.name)}.`,
     "",
   ].join("\n");
 }
@@ -106,7 +106,7 @@ function cameFromText(record: BriefRecord): string[] {
   return [
     "Where it came from",
     "------------------",
-    ...origin.map(([label, value]) => `${`${label}:`.padEnd(width)}${value}`),
+    ...origin.map(([label, value]) => `${`${label}:`.padEnd(width)}${visibleText(value)}`),
     "",
   ];
 }
@@ -120,7 +120,7 @@ function cameFromHtml(record: BriefRecord): SafeHtml | null {
         ([label, value]) =>
           html`<tr>
             <th style="${CELL};font-weight:600">${label}</th>
-            <td style="${CELL};word-break:break-all">${value}</td>
+            <td style="${CELL};word-break:break-all">${visibleText(value)}</td>
           </tr>`,
       )}
     </table>`;
@@ -162,8 +162,8 @@ function htmlBody(record: BriefRecord, folder: string): string {
         </table>
         ${cameFromHtml(record)}
         <h2 style="font-size:16px;margin:0 0 4px">Description</h2>
-        <p style="margin:0 0 16px">${lines(record.description)}</p>
-        <p style="margin:0;color:#555">Reply to this email to answer ${record.name}.</p>
+        <p style="margin:0 0 16px">${lines(visibleText(record.description))}</p>
+        <p style="margin:0;color:#555">Reply to this email to answer ${visibleText(record.name)}.</p>
       </body>
     </html> `.value;
 }

@@ -1,4 +1,5 @@
 import type { BriefRecord } from "../briefs";
+import { BIDI_CONTROL_CLASS } from "../format";
 
 /** The webhook's JSON body: the contract's `brief.received` event. */
 export interface BriefReceivedEvent {
@@ -46,4 +47,18 @@ export function briefReceivedEvent(record: BriefRecord): BriefReceivedEvent {
       sha256: attachment.sha256,
     },
   };
+}
+
+const BIDI_CONTROLS = new RegExp(`[${BIDI_CONTROL_CLASS}]`, "g");
+
+/**
+ * The event as the request body. The values stay exactly what `brief.json` holds (the receiver gets
+ * data, not a rendering), but each bidirectional control is written as its JSON escape (`\u202e`),
+ * so the body itself, read in a log or a request inspector, never shows a reordered line.
+ */
+export function briefReceivedBody(record: BriefRecord): string {
+  return JSON.stringify(briefReceivedEvent(record)).replace(
+    BIDI_CONTROLS,
+    (control) => `\\u${control.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -99,3 +99,12 @@ export class SmtpSender {
     }
   }
 }
+
+/**
+ * The reply code of the server's answer to the message (`250` of `250 2.0.0 Ok: queued`), from
+ * the last response nodemailer reports; `undefined` when it gave none that starts with one.
+ */
+export function smtpReplyCodeOf(info: { response?: unknown }): number | undefined {
+  const match = typeof info.response === "string" ? /^([2-5]\d\d)\b/.exec(info.response) : null;
+  return match ? Number(match[1]) : undefined;
+}

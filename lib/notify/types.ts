@@ -30,10 +30,11 @@ export interface NoticeAttachment {
 export interface Channel {
   readonly name: ChannelName;
   /**
-   * Resolves once the receiving end has accepted the brief, rejects with the reason it did not.
+   * Resolves once the receiving end has accepted the brief, with the status it answered (HTTP
+   * status, SMTP reply code) when it gave one; rejects with the reason it did not accept it.
    * Stops its work (sockets included) when `signal` aborts.
    */
-  deliver(notice: BriefNotice, signal: AbortSignal): Promise<void>;
+  deliver(notice: BriefNotice, signal: AbortSignal): Promise<number | undefined>;
 }
 
 /** How one channel's attempt ended. */
@@ -45,6 +46,8 @@ export interface DeliveryOutcome {
   ms: number;
   /** Why it failed, in one line; absent on success. */
   error?: string;
+  /** On success: the status the other end answered (HTTP status, SMTP reply code), when it gave one. */
+  status?: number;
   /** On failure: the status the other end answered and whether another attempt may help. */
   failure?: FailureDetails;
 }

@@ -1,6 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { DeliveryError, parseRetryAfter, retryableStatus } from "./failure";
-import { briefReceivedEvent } from "./payload";
+import { briefReceivedBody } from "./payload";
 import type { BriefNotice, Channel } from "./types";
 
 /**
@@ -31,7 +31,7 @@ export function messageHeaders(
 }
 
 /**
- * POSTs one JSON event to `url`, signed when there is a signer; resolves on a 2xx answer and
+ * POSTs one JSON event to `url`, signed when there is a signer; resolves on a 2xx answer (with it) and
  * rejects with the reason otherwise (a `DeliveryError` naming the status, for the retry schedule).
  * Redirects are never followed: they would re-send the event (personal data, and a valid
  * signature) to wherever the receiver points, possibly another host. Through undici's `request`
@@ -47,7 +47,7 @@ export async function postWebhook(
   id: string,
   body: string,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<number> {
   const { request } = await import("undici");
   const {
     statusCode,
@@ -65,7 +65,7 @@ export async function postWebhook(
   });
   // Only the status matters; reading the body to its end frees the connection for the next event.
   await answer.dump().catch(() => {});
-  if (statusCode >= 200 && statusCode < 300) return;
+  if (statusCode >= 200 && statusCode < 300) return statusCode;
   if (statusCode >= 300 && statusCode < 400) {
     const location = [headers.location ?? []].flat()[0] ?? null;
     // Not worth retrying: the same address will redirect again until someone changes it.
@@ -94,10 +94,10 @@ export class WebhookChannel implements Channel {
     this.signer = secret === null ? null : new Webhook(secret);
   }
 
-  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<void> {
-    const body = JSON.stringify(briefReceivedEvent(notice.record));
+  async deliver(notice: BriefNotice, signal: AbortSignal): Promise<number> {
+    const body = briefReceivedBody(notice.record);
     // The id is the reference's, so a brief sent again carries the same one (see signatureHeaders).
-    await postWebhook(this.url, this.signer, `msg_${notice.record.reference}`, body, signal);
+    return postWebhook(this.url, this.signer, `msg_${notice.record.reference}`, body, signal);
   }
 }
 

@@ -1,13 +1,18 @@
-/**
- * Control characters (C0 but tab and newline, DEL, C1) and the bidi controls that can reorder
- * what a terminal shows. The service refuses most of them at intake; they are stripped again here
- * because the tool prints to terminals, where an escape sequence in a record would be obeyed.
- */
-const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
+import { visibleText } from "../format";
 
-/** One line of text, safe to print: no control characters, tabs and newlines as spaces. */
+/**
+ * Control characters (C0 but tab and newline, DEL, C1). The service refuses most of them at
+ * intake; they are stripped again here because the tool prints to terminals, where an escape
+ * sequence in a record would be obeyed.
+ */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * One line of text, safe to print: no control characters, tabs and newlines as spaces, and the
+ * bidirectional controls a description may keep shown as code points (`<U+202E>`), never obeyed.
+ */
 export function printable(value: string): string {
-  return value.replace(UNPRINTABLE, "").replace(/[\t\n]/g, " ");
+  return visibleText(value.replace(UNPRINTABLE, "")).replace(/[\t\n]/g, " ");
 }
 
 export const codePoints = (value: string) => [...value];

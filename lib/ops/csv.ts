@@ -1,3 +1,5 @@
+import { visibleText } from "../format";
+
 /**
  * CSV as RFC 4180 writes it: records end in CRLF; a field holding a comma, a double quote, CR or
  * LF is put in double quotes, with each double quote in it doubled. Text is UTF-8, no BOM.
@@ -11,8 +13,9 @@
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
+/** One field; bidirectional controls in it are shown as code points, so a row reads as typed. */
 export function csvCell(value: string | number | null): string {
-  let text = value === null ? "" : String(value);
+  let text = value === null ? "" : visibleText(String(value));
   if (FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

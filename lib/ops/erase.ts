@@ -67,18 +67,29 @@ export async function planErase(
   };
 }
 
-/** Removes every file of one brief folder: `brief.json` first, so it never points at a missing file. */
+/**
+ * Removes every file of one brief folder: `brief.json` first, so it never points at a missing file.
+ * Then the folder is listed again: a delivery attempt that checked its claim just before the erase
+ * removed its due record may still land its log after the first listing.
+ */
 export async function removeFolder(store: ObjectStore, folder: string): Promise<void> {
   const paths: string[] = [];
   for await (const info of store.list(`${folder}/`)) paths.push(info.path);
   const brief = `${folder}/brief.json`;
   if (paths.includes(brief)) await store.delete(brief);
   for (const path of paths) if (path !== brief) await store.delete(path);
+  for await (const info of store.list(`${folder}/`)) await store.delete(info.path);
 }
 
 /**
  * Erases brief folders of one kind, every file of each, and takes their summaries out of the month
  * indexes: what both an erasure and retention go through, so each erases a brief alike.
+ *
+ * Ordered against delivery attempts in flight (lib/deliveries): each brief's due records go first,
+ * which takes every attempt's claim away, so an attempt that has not sent yet never does, and one
+ * under way records nothing (what it wrote after the erase it removes once `brief.json` is gone).
+ * Its due and failed records are removed once more after its files, for a failed record an attempt
+ * made in between.
  */
 export async function eraseFolders(
   store: ObjectStore,
@@ -86,9 +97,10 @@ export async function eraseFolders(
   folders: readonly string[],
 ): Promise<void> {
   for (const folder of folders) {
+    const reference = folder.split("/").at(-1) ?? "";
+    await forgetDeliveries(store, reference);
     await removeFolder(store, folder);
-    // Its due and failed delivery records: nothing more is attempted, nothing listed as failed.
-    await forgetDeliveries(store, folder.split("/").at(-1) ?? "");
+    await forgetDeliveries(store, reference);
   }
   await indexErase(store, kind, folders);
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BIDI_CONTROL_CLASS } from "../format";
 import { codePoints } from "./text";
 import { UTM_KEYS, type UtmKey } from "./utm";
 
@@ -30,8 +31,9 @@ export interface Attribution {
   utm?: Partial<Record<UtmKey, string>>;
 }
 
-// C0 controls, DEL, C1 controls and Unicode's line and paragraph separators: every value is one line.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// C0 controls, DEL, C1 controls and Unicode's line and paragraph separators (every value is one
+// line), and the bidirectional controls (it reads as sent).
+const CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029${BIDI_CONTROL_CLASS}]`);
 
 /** `value` trimmed when it is a non-empty single line of at most `max` code points, else `undefined`. */
 export function attributionText(value: unknown, max: number): string | undefined {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BIDI_CONTROL_CLASS } from "../format";
 
 // In the browser zod must not probe for `new Function`: the site's CSP allows no eval, and the
 // probe, though caught, is reported as a CSP violation. (The server keeps zod's faster parsers.)
@@ -21,8 +22,8 @@ export function codePoints(value: string): number {
   return count;
 }
 
-// C0 controls, DEL and C1 controls.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// C0 controls, DEL, C1 controls and the bidirectional controls: a single line reads as typed.
+const CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROL_CLASS}]`);
 // The same, less tab, line feed and carriage return.
 const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 

@@ -7,10 +7,11 @@ import {
   readdir,
   rename,
   rm,
+  rmdir,
   stat,
   unlink,
 } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { withinDeadline } from "./deadline";
 import { DirectorySyncs } from "./directory-sync";
 import { currentVersion, versionOf, withLock } from "./filesystem-lock";
@@ -32,6 +33,9 @@ import {
   StoreUnavailableError,
   type VersionedObject,
 } from "./types";
+
+/** Times a save makes its folder again when a concurrent delete pruned it before the file was in. */
+const FOLDER_RETRIES = 5;
 
 /**
  * The embedded inbox: objects as files under one directory (`INBOX_DIR`).
@@ -91,7 +95,7 @@ export class FilesystemStore implements ObjectStore {
     await this.bounded(`write ${entries.map((entry) => entry.path).join(", ")}`, options, async (step) => {
       await Promise.all(folders.map((folder) => this.makeFolder(folder, step)));
       const temps = await Promise.allSettled(
-        entries.map((entry, index) => writeTemp(targets[index] ?? "", entry.body, step)),
+        entries.map((entry, index) => this.writeTempInFolder(targets[index] ?? "", entry.body, step)),
       );
       const written = temps.flatMap((temp) => (temp.status === "fulfilled" ? [temp.value] : []));
       try {
@@ -274,7 +278,10 @@ export class FilesystemStore implements ObjectStore {
         await unlink(target);
         return true;
       });
-      if (removed) await this.syncFolders(dirname(target));
+      if (removed) {
+        await this.syncFolders(dirname(target));
+        await this.pruneEmptyFolders(dirname(target));
+      }
       return removed;
     });
   }
@@ -307,8 +314,30 @@ export class FilesystemStore implements ObjectStore {
       } catch (error) {
         // A file where a folder of the path should be: the object cannot exist.
         if (!isCode(error, "ENOTDIR")) throw error;
+        return;
       }
+      await this.pruneEmptyFolders(dirname(target));
     });
+  }
+
+  /**
+   * Removes `folder` and each folder above it, up to the inbox's root (kept), while they are empty:
+   * an erased brief or a removed record leaves no empty folder behind. `rmdir` removes only an
+   * empty folder, atomically, so a folder a concurrent save is writing into (its temporary file
+   * is there) stays; a save that made the folder and meets it removed before its file is in makes
+   * it again (`writeTempInFolder`, `place`).
+   */
+  private async pruneEmptyFolders(folder: string): Promise<void> {
+    for (let current = folder; current.startsWith(this.root + sep); current = dirname(current)) {
+      try {
+        await rmdir(current);
+      } catch (error) {
+        // Gone already (another delete pruned it): its parent may be empty now too.
+        if (isCode(error, "ENOENT")) continue;
+        // Not empty (ENOTEMPTY, EEXIST), or not ours to remove: whatever is above it is not empty either.
+        return;
+      }
+    }
   }
 
   async *list(prefix: string, options: StoreCallOptions = {}): AsyncIterable<ObjectInfo> {
@@ -363,9 +392,17 @@ export class FilesystemStore implements ObjectStore {
    * flushes the folders' new entries, as `put` does.
    */
   private async place(from: string, target: string, step: Step): Promise<void> {
-    await this.makeFolder(dirname(target), step);
-    step();
-    await rename(from, target);
+    for (let attempt = 0; ; attempt++) {
+      await this.makeFolder(dirname(target), step);
+      step();
+      try {
+        await rename(from, target);
+        break;
+      } catch (error) {
+        // The folder was pruned by a delete between its making and the rename: made again.
+        if (!isCode(error, "ENOENT") || attempt >= FOLDER_RETRIES) throw error;
+      }
+    }
     await this.syncFolders(dirname(target));
   }
 
@@ -395,12 +432,14 @@ export class FilesystemStore implements ObjectStore {
    * than making sure of the folder first.
    */
   private async writeTempInFolder(target: string, body: ObjectBody, step: Step): Promise<string> {
-    try {
-      return await writeTemp(target, body, step);
-    } catch (error) {
-      if (!isCode(error, "ENOENT")) throw error;
-      await this.makeFolder(dirname(target), step);
-      return await writeTemp(target, body, step);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await writeTemp(target, body, step);
+      } catch (error) {
+        // Missing, or pruned by a delete that emptied it between its making and this open.
+        if (!isCode(error, "ENOENT") || attempt >= FOLDER_RETRIES) throw error;
+        await this.makeFolder(dirname(target), step);
+      }
     }
   }
 

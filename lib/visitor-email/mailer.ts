@@ -1,6 +1,6 @@
 import type { SendMailOptions } from "nodemailer";
 import type { Mailbox } from "../config";
-import { SmtpSender } from "../notify/smtp";
+import { SmtpSender, smtpReplyCodeOf } from "../notify/smtp";
 import { withTimeout } from "../timeout";
 import type { RenderedEmail } from "./render";
 
@@ -63,8 +63,11 @@ export class VisitorMailer {
     this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
   }
 
-  /** Resolves once the SMTP server accepted the message; throws `EmailUnavailableError` otherwise. */
-  async send(message: VisitorMessage): Promise<void> {
+  /**
+   * Resolves once the SMTP server accepted the message, with its reply code when it gave one;
+   * throws `EmailUnavailableError` otherwise.
+   */
+  async send(message: VisitorMessage): Promise<number | undefined> {
     // The signal takes a message the bound gave up on out of the pool's queue (or off its
     // connection), so it is never sent after the caller was told it was not.
     const sending = (signal: AbortSignal) =>
@@ -78,6 +81,7 @@ export class VisitorMailer {
       if ((info.rejected ?? []).length > 0 || (info.accepted ?? []).length === 0) {
         throw new Error("the SMTP server refused the recipient");
       }
+      return smtpReplyCodeOf(info);
     } catch (error) {
       throw new EmailUnavailableError("The email could not be sent", { cause: error });
     }

@@ -281,6 +281,24 @@ describe("POST /api/contact: refusals", () => {
     for (const message of Object.values(body.fields ?? {})) expect(message).toMatch(/\w+.*\./);
   });
 
+  it("refuses bidirectional controls in name, company and role with 422 naming each; the description keeps them", async () => {
+    const before = await listInbox(inbox);
+    const response = await postContact(
+      app.url,
+      briefForm(
+        validBrief({
+          name: "Ann\u202eeeL",
+          company: "\u2067Acme\u2069",
+          role: "C\u200fTO",
+          description: `${validBrief().description} Invoice \u202efdp.exe`,
+        }),
+      ),
+    );
+    expect(response.status).toBe(422);
+    expect(Object.keys((await errorBody(response)).fields ?? {}).sort()).toEqual(["company", "name", "role"]);
+    expect(await listInbox(inbox)).toEqual(before);
+  });
+
   it("refuses a file of 10 MiB + 1 byte with 422 on the brief field", async () => {
     const response = await postContact(
       app.url,

@@ -151,7 +151,7 @@ describe("with QStash configured", () => {
     expect(record.log.map((entry) => [entry.ok, entry.status])).toEqual([
       [false, 503],
       [false, 503],
-      [true, undefined],
+      [true, 204],
     ]);
     expect(await dueRecord(inbox, reference)).toBeNull();
     expect((await listInbox(inbox)).filter((path) => path.startsWith("deliveries/"))).toEqual([]);

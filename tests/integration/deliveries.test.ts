@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { access, readFile, writeFile } from "node:fs/promises";
+import { access, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -135,8 +135,13 @@ describe("a long-lived server with the webhook and email, retrying on 1s,1s,1s",
     expect(webhook.log.map((entry) => [entry.ok, entry.status])).toEqual([
       [false, 503],
       [false, 503],
-      [true, undefined],
+      [true, 204],
     ]);
+    // The email, delivered at once, logs the SMTP server's reply code.
+    const email = (await readDeliveryJson(inbox, reference))?.email as unknown as {
+      log: { ok: boolean; status?: number }[];
+    };
+    expect(email.log.map((entry) => [entry.ok, entry.status])).toEqual([[true, 250]]);
     expect(await exists(duePath(inbox, reference, "webhook"))).toBe(false);
     expect(await exists(failedPath(inbox, reference, "webhook"))).toBe(false);
     // Delivered the first time: the email was never sent again.
@@ -214,9 +219,10 @@ describe("a long-lived server with the webhook and email, retrying on 1s,1s,1s",
     );
     // 1 attempt + 3 retries (1s,1s,1s).
     expect(receiver.forReference(reference)).toHaveLength(4);
-    // The log says failed first; the due record goes, then the failed record is made.
+    // The log says failed first; then the failed record is made, ops are told, and last (under the
+    // attempt's claim until then) the due record goes.
     await until(() => exists(failedPath(inbox, reference, "webhook")), 10_000);
-    expect(await exists(duePath(inbox, reference, "webhook"))).toBe(false);
+    await until(async () => !(await exists(duePath(inbox, reference, "webhook"))), 10_000);
     const failed = JSON.parse(await readFile(failedPath(inbox, reference, "webhook"), "utf8")) as Record<
       string,
       unknown
@@ -242,6 +248,203 @@ describe("a long-lived server with the webhook and email, retrying on 1s,1s,1s",
     expect(receiver.forReference(reference)).toHaveLength(sent);
     expect(await findBriefFolder(inbox, reference)).toBeUndefined();
   });
+});
+
+describe("a receiver slower than Part 4's 60 s lease, with the server's look and cron calls running", () => {
+  let receiver: WebhookReceiver;
+  let inbox: string;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    inbox = await tempDir();
+    app = await startApp({
+      INBOX_DIR: inbox,
+      WEBHOOK_URL: `${receiver.url}/intake`,
+      NOTIFY_TIMEOUT_MS: "75000",
+      DELIVERY_RETRY_SCHEDULE: "1s,1s,1s",
+      CRON_SECRET,
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.stop();
+  });
+
+  it("sees one request per scheduled attempt, never two at once, and every cron call answers within 8 s", async () => {
+    receiver.answer({ status: 503 });
+    let requests = 0;
+    receiver.onRequest(async () => {
+      requests++;
+      // The first attempt fails at once; the retry (answered 204) hangs past the old 60 s lease.
+      if (requests === 1) receiver.answer({ status: 204 });
+      if (requests === 2) await pause(66_000);
+    });
+    const { reference } = await send(app);
+    await until(() => receiver.forReference(reference).length === 2, 15_000);
+
+    const slowest = { ms: 0 };
+    while (
+      receiver.forReference(reference).length < 3 &&
+      (await deliveryStateOf(reference)) !== "delivered"
+    ) {
+      const started = Date.now();
+      const run = await fetch(`${app.url}/api/cron/deliveries`, {
+        headers: { authorization: `Bearer ${CRON_SECRET}` },
+      });
+      slowest.ms = Math.max(slowest.ms, Date.now() - started);
+      expect(run.status).toBe(200);
+      await pause(3_000);
+    }
+    expect(slowest.ms).toBeLessThan(8_000);
+    await until(async () => (await deliveryStateOf(reference)) === "delivered", 20_000);
+    // Past the old lease the look (or a cron call) would have claimed the retry again.
+    await pause(12_000);
+    expect(receiver.forReference(reference)).toHaveLength(2);
+    const webhook = (await readDeliveryJson(inbox, reference))?.webhook as unknown as {
+      attempts: number;
+      log: { ok: boolean; status?: number }[];
+    };
+    expect(webhook.attempts).toBe(2);
+    expect(webhook.log.map((entry) => [entry.ok, entry.status])).toEqual([
+      [false, 503],
+      [true, 204],
+    ]);
+    expect(await exists(duePath(inbox, reference, "webhook"))).toBe(false);
+  }, 150_000);
+
+  const deliveryStateOf = async (reference: string) =>
+    ((await readDeliveryJson(inbox, reference, { waitMs: 0 }))?.webhook as { state?: string } | undefined)
+      ?.state;
+});
+
+describe("an erase while an attempt hangs", () => {
+  let receiver: WebhookReceiver;
+  let smtp: SmtpTestServer;
+  let inbox: string;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    smtp = await startSmtpServer();
+    inbox = await tempDir();
+    app = await startApp({
+      INBOX_DIR: inbox,
+      WEBHOOK_URL: `${receiver.url}/intake`,
+      SMTP_URL: smtp.url,
+      EMAIL_FROM: FROM,
+      EMAIL_TO: "ops@studio.example",
+      NOTIFY_TIMEOUT_MS: "20000",
+      // One retry: the hung one, whose failure would give up and alert ops.
+      DELIVERY_RETRY_SCHEDULE: "1s",
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.stop();
+    await smtp?.stop();
+  });
+
+  /** Every folder under `path` that holds nothing. */
+  async function emptyFolders(path: string): Promise<string[]> {
+    const entries = await readdir(path, { recursive: true, withFileTypes: true });
+    const empty: string[] = [];
+    for (const entry of entries.filter((candidate) => candidate.isDirectory())) {
+      const folder = join(entry.parentPath, entry.name);
+      if ((await readdir(folder)).length === 0) empty.push(folder.slice(path.length + 1));
+    }
+    return empty;
+  }
+
+  it("leaves nothing behind for the erased reference, no empty folder, and nothing sent after it answered", async () => {
+    receiver.answer({ status: 503 });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let requests = 0;
+    receiver.onRequest(async () => {
+      if (++requests === 2) await held;
+    });
+    const email = `erase-hung-${randomBytes(4).toString("hex")}@example.com`;
+    const { reference } = await send(app, { email });
+    await until(() => receiver.forReference(reference).length === 2, 15_000);
+
+    const erased = await runInbox(["erase", email, "--confirm", email], { env: { INBOX_DIR: inbox } });
+    expect(erased.code).toBe(0);
+    const sent = receiver.forReference(reference).length;
+    const mails = smtp.received.length;
+    // The hung attempt fails now (503), after the erase answered: it would give up and tell ops.
+    release();
+    await pause(5_000);
+
+    expect(receiver.forReference(reference)).toHaveLength(sent);
+    expect(smtp.received.slice(mails).filter((mail) => mail.parsed.subject?.includes(reference))).toEqual([]);
+    const files = await readdir(inbox, { recursive: true });
+    expect(files.filter((path) => path.includes(reference))).toEqual([]);
+    expect(await emptyFolders(inbox)).toEqual([]);
+    expect(await findBriefFolder(inbox, reference)).toBeUndefined();
+  }, 60_000);
+});
+
+describe("GET /api/cron/deliveries while an attempt hangs", () => {
+  let receiver: WebhookReceiver;
+  let inbox: string;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    inbox = await tempDir();
+    app = await startApp({
+      INBOX_DIR: inbox,
+      WEBHOOK_URL: `${receiver.url}/intake`,
+      NOTIFY_TIMEOUT_MS: "30000",
+      DELIVERY_RETRY_SCHEDULE: "2m,2m",
+      VERCEL: "1",
+      TRUSTED_PROXY_HOPS: "0",
+      CRON_SECRET,
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.stop();
+  });
+
+  it("answers within 8 s; the attempt it left records its own outcome later, once", async () => {
+    receiver.answer({ status: 503 });
+    const { reference } = await send(app);
+    const due = duePath(inbox, reference, "webhook");
+    await until(() => exists(due), 10_000);
+    const record = JSON.parse(await readFile(due, "utf8")) as Record<string, unknown>;
+    await writeFile(due, JSON.stringify({ ...record, dueAt: new Date(Date.now() - 1000).toISOString() }));
+    receiver.answer({ status: 204 });
+    receiver.onRequest(async () => {
+      await pause(12_000);
+    });
+
+    const started = Date.now();
+    const run = await fetch(`${app.url}/api/cron/deliveries`, {
+      headers: { authorization: `Bearer ${CRON_SECRET}` },
+    });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(await run.json()).toEqual({ ok: true, attempted: 0, delivered: 0, failed: 0, retrying: 0 });
+    expect(receiver.forReference(reference)).toHaveLength(2);
+    // Another call while it hangs: the attempt is claimed, so nothing is sent again.
+    expect(
+      await (
+        await fetch(`${app.url}/api/cron/deliveries`, { headers: { authorization: `Bearer ${CRON_SECRET}` } })
+      ).json(),
+    ).toMatchObject({ attempted: 0 });
+
+    await until(async () => !(await exists(due)), 20_000);
+    const webhook = (await readDeliveryJson(inbox, reference))?.webhook as unknown as {
+      state: string;
+      attempts: number;
+    };
+    expect(webhook).toMatchObject({ state: "delivered", attempts: 2 });
+    expect(receiver.forReference(reference)).toHaveLength(2);
+  }, 60_000);
 });
 
 describe("GET /api/cron/deliveries, as on Vercel (no long-lived look, no wait in after())", () => {

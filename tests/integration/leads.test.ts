@@ -180,6 +180,21 @@ describe("Slack, routing, spam rules and attribution", () => {
     ],
     ["a phrase", { company: "Cheap SEO  services" }, { reason: "keyword", match: "seo services" }],
     [
+      "a keyword with a soft hyphen",
+      { description: "The best cas\u00adino bonuses, thirty characters or more." },
+      { reason: "keyword", match: "casino" },
+    ],
+    [
+      "a keyword with a zero-width space",
+      { description: "The best ca\u200bsino bonuses, thirty characters or more." },
+      { reason: "keyword", match: "casino" },
+    ],
+    [
+      "a keyword in fullwidth letters",
+      { description: "The best ｃａｓｉｎｏ bonuses, thirty characters or more." },
+      { reason: "keyword", match: "casino" },
+    ],
+    [
       "a subdomain of a listed IDN domain",
       { email: "bot@mail.xn--mnchen-3ya.example" },
       { reason: "domain", match: "münchen.example" },

@@ -220,6 +220,7 @@ describe.each<[string, () => Promise<InboxUnderTest>]>([
     expect(record?.consent).toEqual({
       at: record?.subscribedAt,
       method: "double",
+      site: "unknown",
       ipHash: expect.stringMatching(/^[0-9a-f]{64}$/),
       verification: "off",
       confirmedAt: record?.confirmedAt,

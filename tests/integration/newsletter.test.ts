@@ -86,6 +86,8 @@ describe("POST /api/newsletter: subscribing", () => {
       consent: {
         at: record.subscribedAt,
         method: "single",
+        // A script's request: no Origin, no Sec-Fetch-Site.
+        site: "unknown",
         ipHash: expect.stringMatching(/^[0-9a-f]{64}$/),
         verification: "off",
       },
@@ -186,6 +188,7 @@ describe("POST /api/newsletter: subscribing", () => {
       at: record.subscribedAt,
       method: "single",
       page: "/journal/on-quantum?utm_source=mastodon",
+      site: "unknown",
       ipHash: clientHash("203.0.113.77"),
       verification: "off",
     });

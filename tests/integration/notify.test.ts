@@ -406,14 +406,14 @@ describe("only email configured", () => {
   });
 });
 
-/** A channel's record in delivery.json after its first attempt was delivered. */
+/** A channel's record in delivery.json after its first attempt was delivered (its answer's status logged). */
 function delivered() {
   return {
     state: "delivered",
     ok: true,
     at: expect.any(String),
     attempts: 1,
-    log: [{ at: expect.any(String), ok: true, ms: expect.any(Number) }],
+    log: [{ at: expect.any(String), ok: true, ms: expect.any(Number), status: expect.any(Number) }],
   };
 }
 

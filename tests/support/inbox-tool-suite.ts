@@ -776,6 +776,7 @@ export function describeInboxTool(backend: InboxBackend): void {
             consent: {
               at: "2025-02-01T10:00:00.000Z",
               method: "single",
+              site: "unknown",
               ipHash: null,
               verification: "unavailable",
             },
@@ -792,6 +793,7 @@ export function describeInboxTool(backend: InboxBackend): void {
             consent: {
               at: "2025-01-01T10:00:00.000Z",
               method: "single",
+              site: "unknown",
               ipHash: null,
               verification: "passed",
             },
@@ -932,7 +934,7 @@ export function describeInboxTool(backend: InboxBackend): void {
         expect(delivery?.webhook).toMatchObject({ state: "delivered", ok: true, attempts: 2 });
         expect(delivery?.webhook?.log).toEqual([
           { at: earlier, ok: false, ms: 0, error: failedWebhook.webhook?.error },
-          { at: expect.any(String), ok: true, ms: expect.any(Number) },
+          { at: expect.any(String), ok: true, ms: expect.any(Number), status: 204 },
         ]);
         expect(delivery?.email).toEqual(parseDeliveryRecord(failedWebhook).email);
         expect(Date.parse(delivery?.webhook?.at ?? "")).toBeGreaterThanOrEqual(startedAt - 1000);

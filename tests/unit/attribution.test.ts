@@ -43,6 +43,10 @@ describe("attributionFrom: each value kept when it follows its rule, dropped oth
     ["a line break", { referrer: "https://a.example\nX-Evil: 1", page: "/" }, { page: "/" }],
     ["a NUL", { utm_campaign: "a\u0000b" }, null],
     ["a C1 control", { utm_medium: "a\u0085b" }, null],
+    ["a bidi override", { utm_campaign: "spring\u202esale", page: "/" }, { page: "/" }],
+    ["a bidi isolate", { referrer: "https://a.example/\u2067x\u2069" }, null],
+    ["a direction mark", { utm_source: "news\u200f" }, null],
+    ["an Arabic letter mark", { page: "/\u061c" }, null],
     ["not text", { page: 5, utm_source: ["a"] }, null],
   ];
   it.each(cases)("%s", (_label, fields, expected) => {

@@ -336,6 +336,39 @@ describe("email", () => {
   });
 });
 
+describe("bidirectional controls", () => {
+  const controls = [
+    "\u202a",
+    "\u202b",
+    "\u202c",
+    "\u202d",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200e",
+    "\u200f",
+    "\u061c",
+  ];
+
+  it.each(controls)("are refused in name, company and role, each field named (%j)", (control) => {
+    const fields = fieldsOf({
+      ...base,
+      name: `Ann${control}Lee`,
+      company: `${control}Acme`,
+      role: `C${control}TO`,
+    });
+    expect(Object.keys(fields).sort()).toEqual(["company", "name", "role"]);
+    expect(fields.name).toBe("Name must be a single line without control characters.");
+  });
+
+  it("are kept in the description", () => {
+    const description = `${DESCRIPTION} \u202eexe.fdp\u202c and \u2067isolated\u2069.`;
+    expect(parse({ description }).data?.description).toBe(description);
+  });
+});
+
 describe("fieldMessages", () => {
   it("reports every invalid field at once, one string message each", () => {
     const fields = fieldsOf({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "@/lib/config";
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from "@/lib/config/deliveries";
+import { leaseFor } from "@/lib/deliveries/lease";
 
 /** Part 4's variables: DELIVERY_RETRY_SCHEDULE, and QStash's four (lib/config/deliveries.ts). */
 
@@ -83,6 +84,21 @@ describe("parseConfig: the retry schedule", () => {
     expect(message).toContain("DELIVERY_RETRY_SCHEDULE");
     expect(message).toContain('"soon"');
     expect(message).toContain("NOTIFY_TIMEOUT_MS");
+  });
+});
+
+describe("parseConfig: NOTIFY_TIMEOUT_MS within what a delivery claim can cover", () => {
+  it("takes up to 280 s: two sends of it plus the attempt's store calls fit a 10-minute lease", () => {
+    expect(parseConfig({ NOTIFY_TIMEOUT_MS: "280000" }).notifyTimeoutMs).toBe(280_000);
+    expect(leaseFor(280_000)).toBeLessThanOrEqual(10 * m);
+    expect(leaseFor(75_000)).toBeGreaterThan(2 * 75_000);
+    expect(leaseFor(5_000)).toBe(60 * s);
+  });
+
+  it.each(["280001", "600000"])("refuses %s at the start, naming it and why", (value) => {
+    const message = configError({ NOTIFY_TIMEOUT_MS: value });
+    expect(message).toContain("NOTIFY_TIMEOUT_MS must be at most 280000");
+    expect(message).toContain("lease");
   });
 });
 

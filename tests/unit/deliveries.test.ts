@@ -212,6 +212,7 @@ function scriptedChannel(name: ChannelName, answers: (Error | "ok")[]): Channel 
       const answer = answers[Math.min(channel.calls, answers.length - 1)];
       channel.calls++;
       if (answer !== "ok") throw answer;
+      return 202;
     },
   };
   return channel;
@@ -297,6 +298,11 @@ describe("Deliveries over a real filesystem store", () => {
     });
     expect(webhook.calls).toBe(2);
     expect((await readDelivery()).webhook).toMatchObject({ state: "delivered", ok: true, attempts: 2 });
+    // Every answered attempt's entry says what was answered, the delivered one's included.
+    expect((await readDelivery()).webhook?.log.map((entry) => [entry.ok, entry.status])).toEqual([
+      [false, 503],
+      [true, 202],
+    ]);
     expect(await store.get(duePath(reference, "webhook"))).toBeNull();
     expect(alerts).toEqual([]);
   });
@@ -388,7 +394,8 @@ describe("Deliveries over a real filesystem store", () => {
       why: "gone",
     });
     expect(webhook.calls).toBe(0);
-    expect(await readdir(join(dir, "deliveries", "due"))).toEqual([]);
+    // The due record gone, and its emptied folders with it.
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it("a channel no longer configured gives up rather than waiting forever; ops retrying by hand are not emailed", async () => {

@@ -361,6 +361,40 @@ describe("FilesystemStore", () => {
     await expect(store.delete("never/was.txt")).resolves.toBeUndefined();
   });
 
+  it("a delete leaves no empty folder behind, up to the inbox's root, and keeps folders still in use", async () => {
+    await store.put("briefs/2026/11/22/A/brief.json", "{}", "application/json");
+    await store.put("briefs/2026/11/22/A/delivery.json", "{}", "application/json");
+    await store.put("briefs/2026/11/23/B/brief.json", "{}", "application/json");
+    await store.put("deliveries/due/A.webhook.json", "{}", "application/json");
+    await store.delete("briefs/2026/11/22/A/brief.json");
+    expect(await readdir(join(root, "briefs/2026/11/22/A"))).toEqual(["delivery.json"]);
+    await store.delete("briefs/2026/11/22/A/delivery.json");
+    expect(await readdir(join(root, "briefs/2026/11"))).toEqual(["23"]);
+    const due = await store.getVersioned("deliveries/due/A.webhook.json");
+    expect(await store.deleteIfVersion("deliveries/due/A.webhook.json", due!.version)).toBe(true);
+    expect((await readdir(root)).sort()).toEqual(["briefs"]);
+    await store.delete("briefs/2026/11/23/B/brief.json");
+    expect(await readdir(root)).toEqual([]);
+  });
+
+  it("saves racing deletes that empty their folder all land: a pruned folder is made again", async () => {
+    for (let round = 0; round < 30; round++) {
+      const folder = `briefs/2026/11/22/R${round}`;
+      await store.put(`${folder}/old.json`, "{}", "application/json");
+      await Promise.all([
+        store.delete(`${folder}/old.json`),
+        store.put(`${folder}/a.json`, "a", "application/json"),
+        store.create(`${folder}/b.json`, "b", "application/json"),
+        store.putAll([{ path: `${folder}/c.json`, body: "c", contentType: "application/json" }]),
+      ]);
+      expect((await readdir(join(root, ...folder.split("/")))).sort()).toEqual([
+        "a.json",
+        "b.json",
+        "c.json",
+      ]);
+    }
+  });
+
   describe.each([
     ["../x"],
     ["a/../../x"],

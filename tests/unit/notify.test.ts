@@ -9,7 +9,8 @@ import { describeFailure, fanOut, forwardedChannels } from "@/lib/notify/fan-out
 import { recordInBackground, writeDelivery } from "@/lib/briefs";
 import { escapeHtml, html } from "@/lib/notify/html";
 import { attachmentFileName, emailSubject, emailText } from "@/lib/notify/message";
-import { briefReceivedEvent } from "@/lib/notify/payload";
+import { briefReceivedBody, briefReceivedEvent } from "@/lib/notify/payload";
+import { slackMessage } from "@/lib/notify/slack";
 import type { BriefNotice, Channel, ChannelName } from "@/lib/notify/types";
 import { signatureHeaders } from "@/lib/notify/webhook";
 
@@ -95,6 +96,40 @@ describe("briefReceivedEvent", () => {
       "brief",
       "attachment",
     ]);
+  });
+});
+
+describe("bidirectional controls a description (or an older record) keeps", () => {
+  const sneaky = record({
+    name: "Ann\u202eeeL",
+    description: "Invoice \u202efdp.exe\u202c attached;\nsee \u2067here\u2069 \u200e\u200f\u061c.",
+    attribution: { page: "/x\u2066y", utm: { source: "s\u202dt" } },
+  });
+  const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
+
+  it("are shown as code points in the ops email's subject and both bodies, never obeyed", () => {
+    const { subject, text, html: body } = emailText({ record: sneaky, folder: "briefs/x", attachment: null });
+    for (const part of [subject, text, body]) expect(part).not.toMatch(BIDI);
+    expect(subject).toContain("Ann<U+202E>eeL");
+    expect(text).toContain("Invoice <U+202E>fdp.exe<U+202C> attached;");
+    expect(text).toContain("see <U+2067>here<U+2069> <U+200E><U+200F><U+061C>.");
+    expect(text).toContain("/x<U+2066>y");
+    expect(body).toContain("Invoice &lt;U+202E&gt;fdp.exe&lt;U+202C&gt; attached;");
+    expect(body).toContain("s&lt;U+202D&gt;t");
+  });
+
+  it("are shown as code points in the Slack message", () => {
+    const message = slackMessage(sneaky, null);
+    expect(JSON.stringify(message)).not.toMatch(BIDI);
+    expect(message.text).toContain("Ann&lt;U+202E&gt;eeL");
+    expect(message.text).toContain("Invoice &lt;U+202E&gt;fdp.exe&lt;U+202C&gt;");
+  });
+
+  it("stay the stored values in the webhook's JSON, written as escapes in its body", () => {
+    const body = briefReceivedBody(sneaky);
+    expect(body).not.toMatch(BIDI);
+    expect(body).toContain("Invoice \\u202efdp.exe\\u202c attached;");
+    expect(JSON.parse(body)).toStrictEqual(briefReceivedEvent(sneaky));
   });
 });
 
@@ -233,11 +268,11 @@ function channel(
     aborted: () => signalSeen?.aborted === true,
     deliver(_notice, signal) {
       signalSeen = signal;
-      if (behaviour === "deaf") return new Promise<void>(() => {});
-      return new Promise<void>((resolve, reject) => {
+      if (behaviour === "deaf") return new Promise<undefined>(() => {});
+      return new Promise<number>((resolve, reject) => {
         signal.addEventListener("abort", () => reject(signal.reason as Error), { once: true });
         if (behaviour === "hang") return;
-        setTimeout(() => (behaviour.fail ? reject(behaviour.fail) : resolve()), behaviour.after);
+        setTimeout(() => (behaviour.fail ? reject(behaviour.fail) : resolve(200)), behaviour.after);
       });
     },
   };
@@ -253,8 +288,8 @@ describe("fanOut", () => {
     );
     expect(Date.now() - started).toBeLessThan(290);
     expect(delivery).toEqual({
-      webhook: { ok: true, at: expect.any(String), ms: expect.any(Number) },
-      email: { ok: true, at: expect.any(String), ms: expect.any(Number) },
+      webhook: { ok: true, at: expect.any(String), ms: expect.any(Number), status: 200 },
+      email: { ok: true, at: expect.any(String), ms: expect.any(Number), status: 200 },
     });
     expect(delivery.webhook?.ms).toBeGreaterThanOrEqual(140);
     expect(Date.parse(delivery.webhook?.at ?? "")).toBeGreaterThanOrEqual(started);
@@ -279,7 +314,7 @@ describe("fanOut", () => {
         // A plain error (no status) may pass: worth another attempt.
         failure: { retryable: true },
       },
-      email: { ok: true, at: expect.any(String), ms: expect.any(Number) },
+      email: { ok: true, at: expect.any(String), ms: expect.any(Number), status: 200 },
     });
     expect(forwardedChannels(delivery)).toEqual(["email"]);
   });

@@ -46,6 +46,8 @@ describe("csvCell", () => {
     ["a=1", "a=1"],
     [" =1", " =1"],
     ["'quoted already", "'quoted already"],
+    ["Ada \u202eFDP.exe", "Ada <U+202E>FDP.exe"],
+    ["\u2067x\u2069\u200e\u200f\u061c", "<U+2067>x<U+2069><U+200E><U+200F><U+061C>"],
   ])("%j -> %j", (value, expected) => {
     expect(csvCell(value)).toBe(expected);
   });
@@ -59,10 +61,11 @@ describe("csvCell", () => {
 });
 
 describe("terminal text", () => {
-  it("printable drops control and bidi characters and flattens tabs and newlines", () => {
+  it("printable drops control characters, shows bidi controls as code points and flattens tabs and newlines", () => {
     expect(printable("a\u001b[31mred\u001b[0m\u0007b")).toBe("a[31mred[0mb");
     expect(printable("x\ty\nz")).toBe("x y z");
-    expect(printable("cod\u202egpj.exe\u0085")).toBe("codgpj.exe");
+    expect(printable("cod\u202egpj.exe\u0085")).toBe("cod<U+202E>gpj.exe");
+    expect(printable("\u2066a\u2069\u200e\u200f\u061c")).toBe("<U+2066>a<U+2069><U+200E><U+200F><U+061C>");
     expect(printable("Zoë ✓ 日本")).toBe("Zoë ✓ 日本");
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isCrossOrigin, requestOrigin } from "@/lib/http/origin";
+import { isCrossOrigin, requestOrigin, requestSite } from "@/lib/http/origin";
 
 const allowed = {
   siteOrigin: "https://studio.example",
@@ -110,6 +110,36 @@ describe("isCrossOrigin", () => {
   it("with no ALLOWED_ORIGINS, an origin allowed elsewhere is foreign", () => {
     const headers = new Headers({ origin: "https://partner.example", host: "studio.example" });
     expect(isCrossOrigin(headers, { siteOrigin: allowed.siteOrigin, allowedOrigins: [] })).toBe(true);
+  });
+});
+
+describe("requestSite (a subscriber's consent.site)", () => {
+  it.each<[string, HeaderSet, string]>([
+    ["the site's origin", { origin: "https://studio.example" }, "same-origin"],
+    [
+      "the request's own origin",
+      { origin: "http://app.internal:3000", host: "app.internal:3000" },
+      "same-origin",
+    ],
+    ["an allowed origin", { origin: "https://partner.example" }, "same-origin"],
+    ["Sec-Fetch-Site: same-origin, no Origin", { "sec-fetch-site": "same-origin" }, "same-origin"],
+    ["another site's origin", { origin: "https://evil.example" }, "cross-site"],
+    [
+      "another site's origin, whatever Sec-Fetch-Site says",
+      { origin: "https://evil.example", "sec-fetch-site": "same-origin" },
+      "cross-site",
+    ],
+    ["Origin: null (a sandboxed or privacy-sensitive context)", { origin: "null" }, "cross-site"],
+    ["Sec-Fetch-Site: cross-site, no Origin", { "sec-fetch-site": "cross-site" }, "cross-site"],
+    [
+      "Sec-Fetch-Site: same-site, no Origin (another origin)",
+      { "sec-fetch-site": "same-site" },
+      "cross-site",
+    ],
+    ["Sec-Fetch-Site: none (typed by the user), no Origin", { "sec-fetch-site": "none" }, "unknown"],
+    ["neither header (a script)", {}, "unknown"],
+  ])("%s -> %s", (_label, headers, expected) => {
+    expect(requestSite(new Headers(headers), allowed)).toBe(expected);
   });
 });
 

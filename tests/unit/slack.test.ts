@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BriefRecord } from "@/lib/briefs";
 import { parseConfig } from "@/lib/config";
 import { createChannels, fanOut, forwardedChannels } from "@/lib/notify";
-import { escapeSlack, SlackChannel, slackMessage, type SlackMessage } from "@/lib/notify/slack";
+import {
+  escapeSlack,
+  escapeWithin,
+  SLACK_LIMITS,
+  SlackChannel,
+  slackMessage,
+  type SlackMessage,
+} from "@/lib/notify/slack";
 import type { BriefNotice } from "@/lib/notify/types";
 import { type WebhookReceiver, startWebhookReceiver } from "../support/webhook-receiver";
 
@@ -162,6 +169,101 @@ describe("slackMessage", () => {
       ],
     });
     expect(message.text).toContain("Came from:\n  Page: /pricing?plan=pro");
+  });
+});
+
+/** Every limit of Slack's (and Discord's, for `text`) that the message could break; none broken passes. */
+function brokenLimits(message: SlackMessage): string[] {
+  const broken: string[] = [];
+  if (message.text.length > SLACK_LIMITS.text) broken.push(`text is ${message.text.length} characters`);
+  if (message.blocks.length > SLACK_LIMITS.blocks) broken.push(`${message.blocks.length} blocks`);
+  message.blocks.forEach((block, index) => {
+    if ("text" in block && block.text.text.length > SLACK_LIMITS.sectionText)
+      broken.push(`block ${index}: section text of ${block.text.text.length}`);
+    if ("fields" in block) {
+      if (block.fields.length > SLACK_LIMITS.fields)
+        broken.push(`block ${index}: ${block.fields.length} fields`);
+      for (const field of block.fields)
+        if (field.text.length > SLACK_LIMITS.fieldText)
+          broken.push(`block ${index}: a field of ${field.text.length}`);
+    }
+    if ("elements" in block) {
+      if (block.elements.length > SLACK_LIMITS.contextElements)
+        broken.push(`block ${index}: ${block.elements.length} elements`);
+      for (const element of block.elements)
+        if (element.text.length > SLACK_LIMITS.fieldText)
+          broken.push(`block ${index}: an element of ${element.text.length}`);
+    }
+  });
+  return broken;
+}
+
+describe("Slack's and Discord's limits, whatever the visitor typed", () => {
+  // 2,000 characters of attribution: page and referrer 500 each, five utm values of 200.
+  const attribution = {
+    page: `/${"&".repeat(499)}`,
+    referrer: `https://a.example/${"<".repeat(482)}`,
+    utm: {
+      source: "&".repeat(200),
+      medium: ">".repeat(200),
+      campaign: "&".repeat(200),
+      term: "<".repeat(200),
+      content: "&".repeat(200),
+    },
+  };
+
+  it("a 6,000-character description full of & and a 2,000-character attribution: text <= 2000, every block within limits", () => {
+    const message = slackMessage(
+      record({
+        name: "&".repeat(120),
+        email: `${"&".repeat(64)}@example.com`,
+        company: "<".repeat(160),
+        description: "&".repeat(6000),
+        attribution,
+        attachment: {
+          filename: "attachment.pdf",
+          originalName: `${"&".repeat(200)}.pdf`,
+          contentType: "application/pdf",
+          size: 10,
+          sha256: "a".repeat(64),
+        },
+      }),
+      "https://studio.example/inbox/K7QM-3XD9-PTWA-84HC",
+    );
+    expect(message.text.length).toBeLessThanOrEqual(2000);
+    expect(brokenLimits(message)).toEqual([]);
+    // Cut with `…`, never inside an entity, and the link to the brief survives the cut.
+    expect(message.text).toContain("&amp;&amp;…");
+    expect(message.text).not.toMatch(/&(?!amp;|lt;|gt;)/);
+    expect(message.text).toContain("|Open K7QM-3XD9-PTWA-84HC in the inbox>");
+    for (const block of message.blocks)
+      for (const text of "text" in block
+        ? [block.text.text]
+        : "fields" in block
+          ? block.fields.map((f) => f.text)
+          : block.elements.map((e) => e.text))
+        expect(text).not.toMatch(/&(?!amp;|lt;|gt;)/);
+  });
+
+  it("bidirectional controls shown as code points still fit", () => {
+    const message = slackMessage(record({ description: "\u202e".repeat(6000), attribution }), null);
+    expect(brokenLimits(message)).toEqual([]);
+  });
+
+  it("a short brief is not cut", () => {
+    const message = slackMessage(record(), null);
+    expect(message.text).not.toContain("…");
+  });
+
+  it.each([
+    ["fits whole", "a&b", 9, "a&amp;b"],
+    ["cut before an entity it cannot hold whole", "ab&&", 9, "ab&amp;…"],
+    ["cut in code points", "🙂🙂🙂", 5, "🙂🙂…"],
+    ["room for the ellipsis only", "&&", 1, "…"],
+    ["no room", "&&", 0, ""],
+  ])("escapeWithin: %s", (_label, text, max, expected) => {
+    expect(escapeWithin(text, max)).toBe(expected);
+    expect(escapeWithin(text, max).length).toBeLessThanOrEqual(max);
   });
 });
 

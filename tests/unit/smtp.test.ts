@@ -1,7 +1,7 @@
 import { createTransport } from "nodemailer";
 import type SMTPPool from "nodemailer/lib/smtp-pool";
 import { describe, expect, it } from "vitest";
-import { smtpTransportOptions } from "@/lib/notify/smtp";
+import { smtpReplyCodeOf, smtpTransportOptions } from "@/lib/notify/smtp";
 
 /** The options nodemailer's SMTP transport really ends up with, after its own merging. */
 function effectiveOptions(smtpUrl: string) {
@@ -67,5 +67,18 @@ describe("smtpTransportOptions", () => {
       disableFileAccess: true,
       disableUrlAccess: true,
     });
+  });
+});
+
+describe("smtpReplyCodeOf", () => {
+  it.each<[unknown, number | undefined]>([
+    ["250 2.0.0 Ok: queued as 4FkQ9", 250],
+    ["250 OK", 250],
+    ["251", 251],
+    ["2500 not a code", undefined],
+    ["", undefined],
+    [undefined, undefined],
+  ])("%j -> %s", (response, code) => {
+    expect(smtpReplyCodeOf({ response })).toBe(code);
   });
 });

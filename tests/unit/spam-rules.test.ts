@@ -70,6 +70,40 @@ describe("SPAM_KEYWORDS: whole words and phrases, any case, in name, company, ro
   });
 });
 
+describe("SPAM_KEYWORDS: matched after NFKC, case folding and removal of invisible characters", () => {
+  const cases: [string, string, Partial<Brief>, string | null][] = [
+    ["a soft hyphen inside", "casino", { description: "Best cas\u00adino in town" }, "casino"],
+    ["a zero-width space inside", "casino", { description: "Best ca\u200bsino in town" }, "casino"],
+    ["zero-width joiner and non-joiner", "casino", { name: "c\u200ca\u200dsino" }, "casino"],
+    ["a word joiner", "casino", { company: "cas\u2060ino ltd" }, "casino"],
+    ["a byte order mark", "casino", { role: "\ufeffcasino" }, "casino"],
+    ["a variation selector", "casino", { description: "casi\ufe0fno" }, "casino"],
+    ["a direction mark", "casino", { description: "casi\u200eno" }, "casino"],
+    ["a bidi override", "casino", { description: "\u202ecasino\u202c" }, "casino"],
+    ["fullwidth letters", "casino", { description: "ｃａｓｉｎｏ bonus" }, "casino"],
+    ["fullwidth capitals", "casino", { description: "ＣＡＳＩＮＯ" }, "casino"],
+    [
+      "mathematical letters",
+      "casino",
+      { description: "\u{1d41c}\u{1d41a}\u{1d42c}\u{1d422}\u{1d427}\u{1d428}" },
+      "casino",
+    ],
+    ["a ligature", "finance", { description: "ﬁnance offer" }, "finance"],
+    ["sharp s folds to ss", "strasse", { description: "STRAßE" }, "strasse"],
+    ["a keyword written with a soft hyphen", "cas\u00adino", { description: "casino" }, "cas\u00adino"],
+    ["a fullwidth keyword", "ｃａｓｉｎｏ", { description: "Casino" }, "ｃａｓｉｎｏ"],
+    ["still whole words only", "casino", { description: "ｃａｓｉｎｏ24" }, null],
+    ["an invisible character does not join two words", "casino", { description: "my\u200bcasino" }, null],
+  ];
+  it.each(cases)("%s (%j)", (_label, keywords, fields, expected) => {
+    expect(matchingKeyword(rules({ SPAM_KEYWORDS: keywords }).keywords, brief(fields))).toBe(expected);
+  });
+
+  it("refuses a keyword made only of invisible characters, which would match every brief", () => {
+    expect(() => parseConfig({ SPAM_KEYWORDS: "casino,\u200b\u00ad" })).toThrow(/SPAM_KEYWORDS/);
+  });
+});
+
 describe("SPAM_EMAIL_DOMAINS: the sender's domain or a subdomain, IDN in one form", () => {
   const cases: [string, string, string, string | null][] = [
     ["the domain", "example.com", "a@example.com", "example.com"],
@@ -93,6 +127,11 @@ describe("SPAM_EMAIL_DOMAINS: the sender's domain or a subdomain, IDN in one for
     ["a trailing dot on the sender", "example.com", "a@example.com.", "example.com"],
     ["a whole top-level domain", "ru", "a@shop.ru", "ru"],
     ["the second of a list", "spam.example,example.com", "a@example.com", "example.com"],
+    ["a soft hyphen in the sender's domain", "spam.example", "a@sp\u00adam.example", "spam.example"],
+    ["a zero-width space in the sender's domain", "spam.example", "a@spam\u200b.example", "spam.example"],
+    ["a bidi control in the sender's domain", "spam.example", "a@sp\u202eam.example", "spam.example"],
+    ["fullwidth sender", "spam.example", "a@ｓｐａｍ.example", "spam.example"],
+    ["configured with a soft hyphen", "sp\u00adam.example", "a@spam.example", "sp\u00adam.example"],
   ];
   it.each(cases)("%s (%s, %s)", (_label, domains, email, expected) => {
     expect(matchingDomain(rules({ SPAM_EMAIL_DOMAINS: domains }).domains, email)).toBe(expected);

@@ -7,8 +7,12 @@ import { ApiError } from "@/lib/http/errors";
 import { BlobStore } from "@/lib/store/blob";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import type { ObjectStore } from "@/lib/store/types";
+import { parseConfig } from "@/lib/config";
+import { createCooldowns } from "@/lib/ratelimit";
 import {
   confirmSubscriber,
+  type NewsletterServices,
+  requestSubscription,
   subscribe,
   subscriberId,
   subscriberPath,
@@ -95,7 +99,13 @@ describe.each<[string, () => ObjectStore]>([
         confirmedAt: T0.toISOString(),
         unsubscribedAt: null,
         verification: "off",
-        consent: { at: T0.toISOString(), method: "single", ipHash: null, verification: "off" },
+        consent: {
+          at: T0.toISOString(),
+          method: "single",
+          site: "unknown",
+          ipHash: null,
+          verification: "off",
+        },
         revision: REVISION,
       });
       expect(result.record).toEqual(await stored());
@@ -186,7 +196,13 @@ describe.each<[string, () => ObjectStore]>([
 
   describe("consent evidence", () => {
     const HASH = "a".repeat(64);
-    const request = { email: ADA, topics: [] as Topic[], page: "/work?utm=x", ipHash: HASH };
+    const request = {
+      email: ADA,
+      topics: [] as Topic[],
+      page: "/work?utm=x",
+      site: "same-origin" as const,
+      ipHash: HASH,
+    };
 
     it("single opt-in: when, how, the page, the client's hash and the human check, no confirmedAt", async () => {
       await subscribe(store, { ...request, verification: "passed" }, T0);
@@ -194,6 +210,7 @@ describe.each<[string, () => ObjectStore]>([
         at: T0.toISOString(),
         method: "single",
         page: "/work?utm=x",
+        site: "same-origin",
         ipHash: HASH,
         verification: "passed",
       });
@@ -208,6 +225,7 @@ describe.each<[string, () => ObjectStore]>([
         at: T0.toISOString(),
         method: "double",
         page: "/work?utm=x",
+        site: "same-origin",
         ipHash: HASH,
         verification: "unavailable",
       });
@@ -216,6 +234,7 @@ describe.each<[string, () => ObjectStore]>([
         at: T0.toISOString(),
         method: "double",
         page: "/work?utm=x",
+        site: "same-origin",
         ipHash: HASH,
         verification: "unavailable",
         confirmedAt: T1.toISOString(),
@@ -226,10 +245,17 @@ describe.each<[string, () => ObjectStore]>([
       await subscribe(store, request, T0, undefined, optIn);
       await confirmSubscriber(store, id, T0);
       await unsubscribeSubscriber(store, id, T1);
-      await subscribe(store, { email: ADA, topics: [], ipHash: null }, T2, undefined, optIn);
+      await subscribe(
+        store,
+        { email: ADA, topics: [], ipHash: null, site: "cross-site" },
+        T2,
+        undefined,
+        optIn,
+      );
       expect((await stored()).consent).toEqual({
         at: T2.toISOString(),
         method: "double",
+        site: "cross-site",
         ipHash: null,
         verification: "off",
       });
@@ -249,7 +275,13 @@ describe.each<[string, () => ObjectStore]>([
         confirmedAt: null,
         unsubscribedAt: null,
         verification: "off",
-        consent: { at: T0.toISOString(), method: "double", ipHash: null, verification: "off" },
+        consent: {
+          at: T0.toISOString(),
+          method: "double",
+          site: "unknown",
+          ipHash: null,
+          verification: "off",
+        },
         revision: REVISION,
       });
     });
@@ -473,5 +505,30 @@ describe("subscribers on a store that fails", () => {
       unsubscribedAt: null,
       revision: REVISION,
     });
+  });
+});
+
+describe("requestSubscription under single opt-in without confirmation emails", () => {
+  const ADA = "ada@example.com";
+  const services = (store: ObjectStore): NewsletterServices => ({
+    config: { siteOrigin: "https://studio.example", newsletterDoubleOptIn: false },
+    store,
+    visitorMailer: null,
+    links: null,
+    cooldowns: createCooldowns(parseConfig({})),
+    subscriberEvents: null,
+  });
+
+  it("a cross-site request is stored as today, confirmed, its record saying cross-site", async () => {
+    const store = new FilesystemStore(dir);
+    const status = await requestSubscription(
+      services(store),
+      { email: ADA, topics: [], site: "cross-site" },
+      T0,
+    );
+    expect(status).toBe("subscribed");
+    const record = JSON.parse(await readFile(join(dir, subscriberPath(ADA)), "utf8")) as SubscriberRecord;
+    expect(record.status).toBe("confirmed");
+    expect(record.consent).toMatchObject({ method: "single", site: "cross-site" });
   });
 });

@@ -111,6 +111,19 @@ describe("text", () => {
     ["a C1 control", "a\u0085b", "Name must be a single line without control characters."],
     ["the last C1 control", "a\u009fb", "Name must be a single line without control characters."],
     ["NBSP (no control)", "a\u00a0b", null],
+    ["bidi control U+202A", "a\u202ab", "Name must be a single line without control characters."],
+    ["bidi control U+202B", "a\u202bb", "Name must be a single line without control characters."],
+    ["bidi control U+202C", "a\u202cb", "Name must be a single line without control characters."],
+    ["bidi control U+202D", "a\u202db", "Name must be a single line without control characters."],
+    ["bidi control U+202E", "a\u202eb", "Name must be a single line without control characters."],
+    ["bidi control U+2066", "a\u2066b", "Name must be a single line without control characters."],
+    ["bidi control U+2067", "a\u2067b", "Name must be a single line without control characters."],
+    ["bidi control U+2068", "a\u2068b", "Name must be a single line without control characters."],
+    ["bidi control U+2069", "a\u2069b", "Name must be a single line without control characters."],
+    ["bidi control U+200E", "a\u200eb", "Name must be a single line without control characters."],
+    ["bidi control U+200F", "a\u200fb", "Name must be a single line without control characters."],
+    ["bidi control U+061C", "a\u061cb", "Name must be a single line without control characters."],
+    ["a zero-width space (not a bidi control)", "a\u200bb", null],
   ])("%s: %j", (_label, value, expected) => {
     expect(messageOf(name(), value)).toBe(expected);
   });
@@ -132,6 +145,7 @@ describe("text", () => {
     ["a unit separator", "a\u001fb", "Notes contains control characters."],
     ["DEL", "a\u007fb", "Notes contains control characters."],
     ["a C1 control", "a\u0090b", "Notes contains control characters."],
+    ["a bidi override (kept, shown visibly wherever it is read)", "a\u202eb\u2066c", null],
     ["only spaces", "  ", "Notes is required."],
   ])("multiline, %s", (_label, value, expected) => {
     expect(messageOf(notes(), value)).toBe(expected);

@@ -1,4 +1,5 @@
 import { hashClientAddress } from "@/lib/http/client-address";
+import { requestSite } from "@/lib/http/origin";
 import { publicRoute } from "@/lib/http/public-route";
 import type { SubscriptionAnswer } from "@/lib/http/responses";
 import {
@@ -15,7 +16,8 @@ import { requireHuman, tokenFromFormEncoded, tokenFromJson } from "@/lib/verific
  * POST /api/newsletter: subscribes an address (JSON), idempotently, with optional topics; with
  * double opt-in, stores it pending and emails a confirmation link. A browser posting the footer
  * form without JavaScript may send it form-encoded and is redirected to a page. The record keeps
- * the consent's evidence: the form's page, the client's salted address hash, the human check.
+ * the consent's evidence: the form's page, where the request came from (a cross-site one is held
+ * to double opt-in when email is set up), the client's salted address hash, the human check.
  */
 export const POST = publicRoute(
   {
@@ -27,7 +29,7 @@ export const POST = publicRoute(
     acceptsNativeForm: true,
     failureLocation: newsletterLocation,
   },
-  async ({ services, address, nativeForm, readText }) => {
+  async ({ services, request, address, nativeForm, readText }) => {
     const body = await readText();
     const subscription = nativeForm ? parseSubscriptionForm(body) : parseSubscription(body);
     const verification = await requireHuman(services.verifier, {
@@ -36,7 +38,8 @@ export const POST = publicRoute(
       remoteIp: address,
     });
     const ipHash = hashClientAddress(address, services.ipHashSalt);
-    const status = await requestSubscription(services, { ...subscription, verification, ipHash });
+    const site = requestSite(request.headers, services.config);
+    const status = await requestSubscription(services, { ...subscription, verification, ipHash, site });
 
     return {
       body: { ok: true, status } satisfies SubscriptionAnswer,

@@ -14,7 +14,7 @@ import { BriefAttribution, SpamCaughtBy } from "@/components/inbox/brief-origin"
 import { errorText } from "@/components/inbox/forms";
 import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
 import { LocalTime } from "@/components/inbox/time";
-import { formatBytes } from "@/lib/format";
+import { formatBytes, visibleText } from "@/lib/format";
 import type { ObjectStore } from "@/lib/store";
 import type { ChannelName } from "@/lib/notify";
 import {
@@ -111,7 +111,7 @@ async function listAround(
     const kept = query(near.page);
     return {
       reference: near.brief.reference,
-      name: near.brief.name,
+      name: visibleText(near.brief.name),
       href: `/inbox/${near.brief.reference}${kept ? `?${kept}` : ""}`,
     };
   };
@@ -177,8 +177,10 @@ export default async function BriefPage({
           {failed ? <Notice tone="danger">{failed}</Notice> : null}
           <header className="flex flex-wrap items-center gap-3">
             <h1 id="brief-title" className="text-xl font-bold tracking-tight text-ink">
-              {record.name}
-              {record.company ? <span className="font-normal text-muted"> · {record.company}</span> : null}
+              {visibleText(record.name)}
+              {record.company ? (
+                <span className="font-normal text-muted"> · {visibleText(record.company)}</span>
+              ) : null}
             </h1>
             {spam ? (
               <span className="rounded bg-amber-50 px-1.5 py-0.5 text-xs font-medium text-amber-900 ring-1 ring-amber-200">
@@ -214,14 +216,16 @@ export default async function BriefPage({
                   <Address email={record.email} />
                 </a>
               </Field>
-              <Field label="Role">{record.role ?? "—"}</Field>
+              <Field label="Role">{record.role === null ? "—" : visibleText(record.role)}</Field>
               <Field label="Project type">{projectTypeLabel(record.projectType)}</Field>
               <Field label="Budget">{budgetLabel(record.budget)}</Field>
               <Field label="Timeline">{timelineLabel(record.timeline)}</Field>
               <Field label="Human check">{verificationLabel(record.verification)}</Field>
             </dl>
             <h3 className="mt-3 text-sm font-medium text-muted">About the project</h3>
-            <p className="mt-1 whitespace-pre-wrap break-words text-sm text-ink">{record.description}</p>
+            <p className="mt-1 whitespace-pre-wrap break-words text-sm text-ink">
+              {visibleText(record.description)}
+            </p>
           </Section>
 
           <BriefAttribution attribution={record.attribution} />
