@@ -138,21 +138,26 @@ export class Deliveries {
             ]
           : [],
     );
+    let erased = false;
     const write = async (options: StoreCallOptions) => {
       // One durable batch, placed in order: the due records first, so that should the process stop
       // in between, the attempt they name finds no log and makes one (a log saying `retrying` with
       // no due record would never be retried).
       const log = deliveryFile(delivery);
-      await this.deps.store.putAll(
-        [
-          ...due.map(dueEntry),
-          { path: `${notice.folder}/${log.name}`, body: log.body, contentType: log.contentType },
-        ],
-        options,
-      );
+      const entries = [
+        ...due.map(dueEntry),
+        { path: `${notice.folder}/${log.name}`, body: log.body, contentType: log.contentType },
+      ];
+      await this.deps.store.putAll(entries, options);
+      // First attempts hold no claim for an erase to take: an erase that listed the folder before
+      // this batch landed is seen by the brief being gone, and what the batch wrote is taken back.
+      erased = (await this.deps.store.get(`${notice.folder}/brief.json`, options)) === null;
+      if (erased) await Promise.all(entries.map((entry) => this.deps.store.delete(entry.path, options)));
     };
     const then = this.followUpNeeded(delivery, due)
-      ? () => this.afterFirst(notice, delivery, due)
+      ? async () => {
+          if (!erased) await this.afterFirst(notice, delivery, due);
+        }
       : undefined;
     if (waitForRecord) {
       // Ops' "Not spam": the answer says what was recorded, so it waits for the record.

@@ -222,6 +222,39 @@ describe.each([
     expect(receiver.forReference(reference)).toHaveLength(1);
   });
 
+  it.each([
+    ["a retry due (503)", 503],
+    ["a channel that gave up (410)", 410],
+  ])(
+    "an erase during a brief's first attempts, %s: nothing they write survives, no alert, no retry",
+    async (_case, status) => {
+      await store.put(`${folder}/brief.json`, JSON.stringify(brief()), "application/json");
+      const hold = holdRequests();
+      receiver.answer({ status });
+      const { deliveries, alerts } = deliveriesFor(store, {
+        channels: [new WebhookChannel(receiver.url, null)],
+        notifyTimeoutMs: 5_000,
+        retrySchedule: [500],
+      });
+      const first = deliveries.deliverNew(
+        { record: brief(), attachment: null, folder },
+        { acknowledge: false, waitForRecord: true },
+      );
+      await until(() => receiver.received.length === 1);
+      // Erased (and answered) while the first attempt waits on the receiver.
+      await eraseFolders(store, "briefs", [folder]);
+      hold.release();
+      await first;
+      // Past the retry's due time, and the after-answer follow-up (an alert, the retry) given time.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const left: string[] = [];
+      for await (const info of store.list("")) left.push(info.path);
+      expect(left.filter((path) => path.includes(reference))).toEqual([]);
+      expect(alerts).toEqual([]);
+      expect(receiver.forReference(reference)).toHaveLength(1);
+    },
+  );
+
   it("a round bounded by its signal answers at once; the attempt under way records its own outcome", async () => {
     const t0 = await prepare();
     const hold = holdRequests();
