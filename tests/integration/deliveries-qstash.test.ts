@@ -313,6 +313,90 @@ describe("with QStash, on the Blob inbox, when the store does not answer", () =>
   });
 });
 
+describe("with QStash, on the Blob inbox, a receiver slower than Part 4's 60 s lease", () => {
+  const CRON_SECRET = "cron-secret-for-the-tests-0123456789";
+  let blob: BlobStandIn;
+  let qstash: QStashStandIn;
+  let receiver: WebhookReceiver;
+  let app: AppServer;
+
+  beforeAll(async () => {
+    blob = await startBlobStandIn();
+    // QStash gives up on a call after 30 s (the stand-in's bound) and sends the message again.
+    qstash = await startQStashStandIn({ retries: 3, retryDelayMs: 300 });
+    receiver = await startWebhookReceiver();
+    app = await startApp({
+      ...blobEnv(blob.token, blob.origin),
+      WEBHOOK_URL: `${receiver.url}/hooks/intake`,
+      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString("base64")}`,
+      NOTIFY_TIMEOUT_MS: "75000",
+      DELIVERY_RETRY_SCHEDULE: SCHEDULE,
+      CRON_SECRET,
+      ...qstash.env,
+      ...ON_VERCEL,
+    });
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await qstash?.stop();
+    await receiver?.stop();
+    await blob?.close();
+  });
+
+  it("gets one request per scheduled attempt while QStash sends the message again and cron calls run; each cron call answers within 8 s", async () => {
+    receiver.answer({ status: 503 });
+    let requests = 0;
+    receiver.onRequest(async () => {
+      requests++;
+      // The first attempt fails at once; the retry (answered 204) hangs past the old 60 s lease.
+      if (requests === 1) receiver.answer({ status: 204 });
+      if (requests === 2) await sleep(66_000);
+    });
+    const { reference } = await sendBrief(app);
+    await eventually(
+      "the retry under way",
+      async () => receiver.forReference(reference).length === 2,
+      15_000,
+    );
+    const [message] = qstash.publishedFor(reference);
+    const duePathname = `deliveries/due/${reference}.webhook.json`;
+
+    let slowest = 0;
+    const again: unknown[] = [];
+    while (blob.objects.has(duePathname)) {
+      // QStash delivering the message again (at least once), and a cron call, while the retry hangs.
+      const redelivered = await qstash.deliver(`${app.url}/api/deliveries/retry`, message!.body);
+      if (redelivered.status !== 0) again.push([redelivered.status, JSON.parse(redelivered.answer)]);
+      const started = Date.now();
+      const cron = await fetch(`${app.url}/api/cron/deliveries`, {
+        headers: { authorization: `Bearer ${CRON_SECRET}` },
+      });
+      slowest = Math.max(slowest, Date.now() - started);
+      expect(cron.status).toBe(200);
+      await sleep(3_000);
+    }
+    expect(slowest).toBeLessThan(8_000);
+    expect(again.length).toBeGreaterThan(10);
+    for (const answer of again) expect(answer).toEqual([200, { ok: true, attempted: false }]);
+    // Past the old lease a look, a cron call or QStash's own resend would have claimed it again.
+    await sleep(5_000);
+    await qstash.idle();
+    expect(receiver.forReference(reference)).toHaveLength(2);
+    const folder = [...blob.objects.keys()].find((pathname) =>
+      pathname.endsWith(`${reference}/delivery.json`),
+    );
+    const webhook = (
+      JSON.parse(blob.objects.get(folder!)!.body.toString("utf8")) as { webhook: ChannelRecord }
+    ).webhook;
+    expect(webhook).toMatchObject({ state: "delivered", attempts: 2 });
+    expect(webhook.log.map((entry) => [entry.ok, entry.status])).toEqual([
+      [false, 503],
+      [true, 204],
+    ]);
+  }, 150_000);
+});
+
 describe("without QStash", () => {
   let app: AppServer;
 
