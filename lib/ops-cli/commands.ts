@@ -10,7 +10,6 @@ import { attachmentFileName } from "../notify";
 import {
   AUDIT_ACTIONS,
   auditTargetText,
-  csvRecord,
   EXPORT_CSV_HEADER,
   exportCsvRecord,
   exportRow,
