@@ -115,7 +115,7 @@ export function SubscriberStatusCounts({
             aria-current={filter.status === status ? "true" : undefined}
             className={countLink(filter.status === status)}
           >
-            <SubscriberStatusBadge status={status} />
+            <SubscriberStatusBadge status={status} />{" "}
             <span className="font-semibold tabular-nums text-ink">{counts[status]}</span>
           </Link>
         </li>
@@ -151,7 +151,7 @@ export function TopicCounts({
                 data-topic-count={topic}
                 className={countLink(current)}
               >
-                <span className="text-ink">{topic}</span>
+                <span className="text-ink">{topic}</span>{" "}
                 <span className="font-semibold tabular-nums text-ink">{counts[topic]}</span>
               </Link>
             </li>
