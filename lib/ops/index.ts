@@ -85,7 +85,7 @@ export {
   setStatus,
 } from "./state";
 export { type BriefSummary } from "./summary";
-export { readSubscriberIndex, type SubscriberSummary } from "./subscriber-index";
+export { readSubscriberIndex, rebuildSubscriberIndex, type SubscriberSummary } from "./subscriber-index";
 export {
   NO_SUBSCRIBER_FILTER,
   parseSubscriberFilter,

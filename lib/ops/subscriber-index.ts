@@ -197,6 +197,15 @@ export async function readSubscriberIndex(
   return subscribers;
 }
 
+/** The ops tool's `reindex`: the index rebuilt from every record (after records were changed by hand). */
+export async function rebuildSubscriberIndex(
+  store: ObjectStore,
+  { now = new Date(), onProblem }: { now?: Date; onProblem?: ProblemReporter } = {},
+): Promise<number> {
+  await store.delete(SUBSCRIBER_INDEX_PATH);
+  return (await readSubscriberIndex(store, { now, onProblem })).length;
+}
+
 const FORGET_TRIES = 5;
 
 /**
