@@ -8,14 +8,15 @@ import { forgeSignInToken } from "../support/ops-web";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
-import { expectNoViolations, tabTo } from "./inbox-helpers";
+import { docsScreenshot, expectNoViolations, tabTo } from "./inbox-helpers";
 
 /**
  * /inbox/subscribers in Chromium at 1280 px and 375 px, by accessible names: reached from the
  * inbox's sections, the confirmed subscribers counted per topic, filtered by status and by topic
  * (kept in the URL), paged, each row's link to the person's data, the CSV export (the ops tool's
  * columns) and its audit entry; nothing wider than a phone's screen, axe finds nothing; and the
- * same filters with JavaScript off.
+ * same filters with JavaScript off. With DOCS_SCREENSHOTS=1 the list at both widths is written to
+ * docs/ (inbox-subscribers.png, inbox-subscribers-phone.png).
  */
 
 test.describe.configure({ mode: "serial", timeout: 90_000 });
@@ -105,7 +106,7 @@ const rows = (page: Page) =>
 for (const size of WIDTHS) {
   test(`subscribers at ${size.width} px: topic counts, filters, paging, a person's data`, async ({
     page,
-  }) => {
+  }, testInfo) => {
     await page.setViewportSize({ width: size.width, height: size.height });
     await signedIn(page);
     await page.goto(`${app.url}/inbox`);
@@ -135,6 +136,11 @@ for (const size of WIDTHS) {
     await expect(ada).toContainText("AI, Research");
     await expect(rows(page).filter({ hasText: "dee@left.example" })).toContainText("sent from another site");
     await expect(rows(page)).toHaveCount(50);
+    await docsScreenshot(
+      page,
+      testInfo,
+      size.name === "phone" ? "inbox-subscribers-phone" : "inbox-subscribers",
+    );
     await noWiderThanTheScreen(page);
     await expectNoViolations(page, `the subscribers at ${size.width} px`);
 
