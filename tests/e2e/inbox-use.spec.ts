@@ -1,4 +1,4 @@
-import type { Locator, Page, TestInfo } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { readJson, storeBrief } from "../support/briefs";
 import { LINK_SECRET } from "../support/opt-in";
