@@ -5,14 +5,14 @@ import type { ObjectStore, StoreCallOptions } from "../store";
  * The subscribers' index (lib/ops/subscriber-index.ts) keeps the list on the web from reading
  * every record per view. Writers never rewrite that index: one write per request to a file that
  * holds every subscriber would make concurrent subscriptions queue on it. Each writer instead
- * leaves a change mark, `index/subscribers/changes/<ms>-<random>-<id>.json`, *before* it changes or
+ * leaves a change mark, `newsletter/changes/<ms>-<random>-<id>.json`, *before* it changes or
  * removes a record; a view re-reads the records its marks name and folds them into the index.
  * A mark written first means no change can land unmarked: a request whose mark fails is answered
  * 503 before anything changed. The name is unique, so marks never contend with each other.
  */
-export const SUBSCRIBER_CHANGES_PREFIX = "index/subscribers/changes/";
+export const SUBSCRIBER_CHANGES_PREFIX = "newsletter/changes/";
 
-const MARK = /^index\/subscribers\/changes\/(\d{13})-[0-9a-f]{12}-([0-9a-f]{64})\.json$/;
+const MARK = /^newsletter\/changes\/(\d{13})-[0-9a-f]{12}-([0-9a-f]{64})\.json$/;
 
 /** A change mark: the subscriber it names and when it was left (ms since the epoch). */
 export interface SubscriberChangeMark {

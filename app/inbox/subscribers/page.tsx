@@ -1,4 +1,3 @@
-import Link from "next/link";
 import { PageLinks } from "@/components/inbox/pager";
 import { focusRing, InboxShell } from "@/components/inbox/shell";
 import {
@@ -38,13 +37,14 @@ export default async function SubscribersPage({ searchParams }: { searchParams: 
     <InboxShell actor={actor} current="subscribers">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-xl font-bold tracking-tight text-ink">Subscribers</h1>
-        <Link
+        {/* A plain link, not next/link: the router would first fetch the route for a page (one
+            audited export) and then load it for real (a second one). */}
+        <a
           href={`/inbox/subscribers/export.csv${filtered ? `?${kept.toString()}` : ""}`}
           className={`text-sm font-medium text-accent hover:text-accent-strong ${focusRing}`}
-          prefetch={false}
         >
           Export CSV
-        </Link>
+        </a>
       </div>
       <p className="mt-1 max-w-2xl text-sm text-muted">
         The newsletter&apos;s subscribers, newest first. The CSV holds every subscriber the filters show (all
