@@ -234,9 +234,15 @@ export async function forgetSubscriberInIndex(
   await store.delete(SUBSCRIBER_INDEX_PATH);
 }
 
-/** Marks, removes and forgets one subscriber record: an erasure's part in the newsletter. */
+/**
+ * An erasure's part in the newsletter: the record removed (marked first, so a view that read it
+ * just before drops it), its summary out of the index, then every mark naming it, so nothing under
+ * `newsletter/` names the person afterwards (the audit log keeps the same SHA-256).
+ */
 export async function eraseSubscriber(store: ObjectStore, id: string, now = new Date()): Promise<void> {
-  await markSubscriberChange(store, id, now.getTime());
+  await markSubscriberChange(store, id, Date.now());
   await store.delete(subscriberPathById(id));
   await forgetSubscriberInIndex(store, id, now);
+  const own = (await listMarks(store)).filter((mark) => mark.id === id);
+  for (const mark of own) await store.delete(mark.path);
 }

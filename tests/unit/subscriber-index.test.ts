@@ -157,6 +157,8 @@ describe.each<[string, () => ObjectStore]>([
     expect(await indexText(store)).toContain("gone@example.com");
     await erase(store, await planErase(store, "GONE@example.com"));
     expect(await indexText(store)).not.toContain("gone@example.com");
+    const goneId = subscriberId("gone@example.com");
+    expect((await marks(store)).filter((path) => path.includes(goneId))).toEqual([]);
     expect((await readSubscriberIndex(store)).map((summary) => summary.email)).toEqual(["stays@example.com"]);
   });
 
