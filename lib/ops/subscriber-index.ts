@@ -28,7 +28,7 @@ import { parseSubscriber } from "./records";
  */
 
 export const SUBSCRIBER_INDEX_PATH = "index/subscribers/index.json";
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 /**
  * How old a mark must be before a view may remove it: far past every writer's deadline (8 s), so
@@ -54,10 +54,64 @@ export interface SubscriberSummary {
   consent: { method: "single" | "double"; page: string | null; site: string | null } | null;
 }
 
+/**
+ * The stored form: one array per subscriber rather than an object, so 50,000 of them parse in a
+ * fraction of the time (no key repeated 50,000 times). `ROW` is the order of its cells.
+ */
+type Row = [
+  id: string,
+  email: string,
+  status: SubscriberSummary["status"],
+  topics: SubscriberSummary["topics"],
+  subscribedAt: string,
+  updatedAt: string,
+  confirmedAt: string | null,
+  unsubscribedAt: string | null,
+  verification: SubscriberSummary["verification"],
+  method: "single" | "double" | null,
+  page: string | null,
+  site: string | null,
+];
+
 interface IndexDocument {
   version: number;
   builtAt: string;
-  subscribers: SubscriberSummary[];
+  rows: Row[];
+}
+
+function toRow(summary: SubscriberSummary): Row {
+  const { consent } = summary;
+  return [
+    summary.id,
+    summary.email,
+    summary.status,
+    summary.topics,
+    summary.subscribedAt,
+    summary.updatedAt,
+    summary.confirmedAt,
+    summary.unsubscribedAt,
+    summary.verification,
+    consent?.method ?? null,
+    consent?.page ?? null,
+    consent?.site ?? null,
+  ];
+}
+
+function fromRow(row: Row): SubscriberSummary {
+  const [id, email, status, topics, subscribedAt, updatedAt, confirmedAt, unsubscribedAt, verification] = row;
+  const [method, page, site] = [row[9], row[10], row[11]];
+  return {
+    id,
+    email,
+    status,
+    topics,
+    subscribedAt,
+    updatedAt,
+    confirmedAt,
+    unsubscribedAt,
+    verification,
+    consent: method === null ? null : { method, page, site },
+  };
 }
 
 export function summarizeSubscriber(id: string, record: SubscriberRecord): SubscriberSummary {
@@ -87,18 +141,23 @@ function newestFirst(a: SubscriberSummary, b: SubscriberSummary): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function parseIndex(bytes: Uint8Array): IndexDocument | null {
+function parseIndex(bytes: Uint8Array): SubscriberSummary[] | null {
   try {
     const document = JSON.parse(Buffer.from(bytes).toString("utf8")) as Partial<IndexDocument> | null;
-    if (document?.version !== INDEX_VERSION || !Array.isArray(document.subscribers)) return null;
-    return document as IndexDocument;
+    if (document?.version !== INDEX_VERSION || !Array.isArray(document.rows)) return null;
+    return document.rows.map(fromRow);
   } catch {
     return null;
   }
 }
 
 function serializeIndex(subscribers: readonly SubscriberSummary[], now: Date): string {
-  return JSON.stringify({ version: INDEX_VERSION, builtAt: now.toISOString(), subscribers });
+  const document: IndexDocument = {
+    version: INDEX_VERSION,
+    builtAt: now.toISOString(),
+    rows: subscribers.map(toRow),
+  };
+  return JSON.stringify(document);
 }
 
 async function listMarks(store: ObjectStore): Promise<SubscriberChangeMark[]> {
@@ -173,21 +232,31 @@ export async function readSubscriberIndex(
   store: ObjectStore,
   { now = new Date(), onProblem }: { now?: Date; onProblem?: ProblemReporter } = {},
 ): Promise<SubscriberSummary[]> {
-  const stored = await store.getVersioned(SUBSCRIBER_INDEX_PATH);
-  const document = stored === null ? null : parseIndex(stored.bytes);
-  if (document === null) return rebuild(store, stored?.version ?? null, now, onProblem);
+  // The marks first: one that a fold removes after this listing is in the index read next.
   const marks = await listMarks(store);
-  if (marks.length === 0) return document.subscribers;
+  const settled = marks.some((mark) => now.getTime() - mark.at > SETTLED_MS);
+  // The version (on the filesystem a SHA-256 of the whole index) only when there is a fold to write.
+  const stored = settled
+    ? await store.getVersioned(SUBSCRIBER_INDEX_PATH)
+    : await store
+        .get(SUBSCRIBER_INDEX_PATH)
+        .then((bytes) => (bytes === null ? null : { bytes, version: null }));
+  const indexed = stored === null ? null : parseIndex(stored.bytes);
+  if (indexed === null) {
+    const damaged = stored === null ? null : await store.getVersioned(SUBSCRIBER_INDEX_PATH);
+    return rebuild(store, damaged?.version ?? null, now, onProblem);
+  }
+  if (marks.length === 0) return indexed;
   const ids = [...new Set(marks.map((mark) => mark.id))];
   const fresh = await mapLimit(ids, READ_CONCURRENCY, (id) => readSummary(store, id, onProblem));
   const changed = new Set(ids);
-  const subscribers = document.subscribers.filter((summary) => !changed.has(summary.id));
+  const subscribers = indexed.filter((summary) => !changed.has(summary.id));
   for (const summary of fresh) if (summary !== null) subscribers.push(summary);
   subscribers.sort(newestFirst);
-  if (marks.some((mark) => now.getTime() - mark.at > SETTLED_MS)) {
+  if (settled && stored?.version) {
     try {
       const body = serializeIndex(subscribers, now);
-      if (await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", stored!.version)) {
+      if (await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", stored.version)) {
         await removeMarks(store, marks, now.getTime());
       }
     } catch (error) {
@@ -222,10 +291,10 @@ export async function forgetSubscriberInIndex(
   for (let attempt = 0; attempt < FORGET_TRIES; attempt++) {
     const stored = await store.getVersioned(SUBSCRIBER_INDEX_PATH).catch(() => undefined);
     if (stored === null) return;
-    const document = stored === undefined ? null : parseIndex(stored.bytes);
-    if (stored === undefined || document === null) break;
-    if (!document.subscribers.some((summary) => summary.id === id)) return;
-    const kept = document.subscribers.filter((summary) => summary.id !== id);
+    const indexed = stored === undefined ? null : parseIndex(stored.bytes);
+    if (stored === undefined || indexed === null) break;
+    if (!indexed.some((summary) => summary.id === id)) return;
+    const kept = indexed.filter((summary) => summary.id !== id);
     const written = await store
       .putIfVersion(SUBSCRIBER_INDEX_PATH, serializeIndex(kept, now), "application/json", stored.version)
       .catch(() => false);
