@@ -1,3 +1,4 @@
+import { afterResponse, type Deferral } from "../background";
 import { describeFailure } from "../notify";
 import {
   markSubscriberChange,
@@ -18,7 +19,8 @@ import { parseSubscriber } from "./records";
  *
  * - writers leave a change mark before they change a record (`markSubscriberChange`); a view reads
  *   the records its marks name again and folds them in, so it shows every change that has landed;
- * - a view that finds marks older than `SETTLED_MS` writes the folded index back (a conditional
+ * - a view that finds marks older than `SETTLED_MS` writes the folded index back once it has
+ *   answered (a conditional
  *   write on the version it read: of two views at once, one writes, the other just shows) and then
  *   removes those marks. Younger marks are kept, read again by the next view: their writer may
  *   still be writing, and its change must not be folded in early and then forgotten;
@@ -230,7 +232,11 @@ async function rebuild(
  */
 export async function readSubscriberIndex(
   store: ObjectStore,
-  { now = new Date(), onProblem }: { now?: Date; onProblem?: ProblemReporter } = {},
+  {
+    now = new Date(),
+    onProblem,
+    defer = afterResponse,
+  }: { now?: Date; onProblem?: ProblemReporter; defer?: Deferral } = {},
 ): Promise<SubscriberSummary[]> {
   // The marks first: one that a fold removes after this listing is in the index read next.
   const marks = await listMarks(store);
@@ -253,15 +259,19 @@ export async function readSubscriberIndex(
   const subscribers = indexed.filter((summary) => !changed.has(summary.id));
   for (const summary of fresh) if (summary !== null) subscribers.push(summary);
   subscribers.sort(newestFirst);
-  if (settled && stored?.version) {
-    try {
-      const body = serializeIndex(subscribers, now);
-      if (await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", stored.version)) {
-        await removeMarks(store, marks, now.getTime());
+  const version = settled ? stored?.version : null;
+  if (version) {
+    // After the answer: writing the whole index (and on the filesystem its fsync) is no part of a view.
+    defer(async () => {
+      try {
+        const body = serializeIndex(subscribers, now);
+        if (await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", version)) {
+          await removeMarks(store, marks, now.getTime());
+        }
+      } catch (error) {
+        console.warn(`[ops] could not write ${SUBSCRIBER_INDEX_PATH}: ${describeFailure(error)}`);
       }
-    } catch (error) {
-      console.warn(`[ops] could not write ${SUBSCRIBER_INDEX_PATH}: ${describeFailure(error)}`);
-    }
+    }, "folding subscriber changes into the index");
   }
   return subscribers;
 }

@@ -60,6 +60,8 @@ export async function writeSubscribersTo(dir: string, count: number): Promise<vo
 interface Row {
   what: string;
   ms: number;
+  /** CPU time of this process: on a loaded machine, what the work itself costs. */
+  cpuMs: number;
   calls: number;
   detail: string;
 }
@@ -68,19 +70,25 @@ export async function measureSubscribers(dir: string, count: number): Promise<vo
   const { store, calls } = countingCalls(new FilesystemStore(dir));
   const timed = async (what: string, work: () => Promise<string>): Promise<Row> => {
     const before = calls();
+    const cpu = process.cpuUsage();
     const started = performance.now();
     const detail = await work();
-    return { what, ms: performance.now() - started, calls: calls() - before, detail };
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    return { what, ms: performance.now() - started, cpuMs, calls: calls() - before, detail };
   };
   const median = async (what: string, work: () => Promise<string>): Promise<Row> => {
     const runs = [await timed(what, work), await timed(what, work), await timed(what, work)];
     return runs.sort((a, b) => a.ms - b.ms)[1]!;
   };
+  // A fold is written after the view has answered (Next's after()): kept here to be timed on its own.
+  const folds: (() => Promise<unknown>)[] = [];
+  const defer = (task: () => Promise<unknown>) => void folds.push(task);
   const view =
     (query: Record<string, string>, page = 1, now?: Date) =>
     async () => {
       const result = subscriberPage(
-        await readSubscriberIndex(store, { now }),
+        await readSubscriberIndex(store, { now, defer }),
         parseSubscriberFilter(query),
         page,
       );
@@ -105,20 +113,22 @@ export async function measureSubscribers(dir: string, count: number): Promise<vo
       view({}, 1, new Date(Date.now() + SETTLED_MS + 1)),
     ),
   );
+  rows.push(
+    await timed("the fold, written after that view's answer", async () => {
+      for (const fold of folds.splice(0)) await fold();
+      return "index rewritten, settled marks removed";
+    }),
+  );
   rows.push(await timed("page, warm again", view({})));
 
   console.log(`\nSubscribers, filesystem inbox (${count} records)`);
   for (const row of rows) {
     const callText = row.calls > 0 ? `${row.calls} calls` : "";
     console.log(
-      `  ${row.what.padEnd(52)} ${row.ms.toFixed(0).padStart(7)} ms ${callText.padStart(12)}   ${row.detail}`,
+      `  ${row.what.padEnd(52)} ${row.ms.toFixed(0).padStart(7)} ms ${`cpu ${row.cpuMs.toFixed(0)} ms`.padStart(14)} ${callText.padStart(12)}   ${row.detail}`,
     );
   }
-  const worst = Math.max(
-    ...rows
-      .filter((row) => row.what.startsWith("subscribers page") || row.what.startsWith("page"))
-      .map((row) => row.ms),
-  );
+  const worst = Math.max(...rows.filter((row) => /^(subscribers )?page/.test(row.what)).map((row) => row.ms));
   console.log(
     `  target: subscribers page, ${count} ${worst < SUBSCRIBERS_PAGE_TARGET_MS ? "met" : "MISSED"} (${worst.toFixed(0)} ms < ${SUBSCRIBERS_PAGE_TARGET_MS} ms, the slowest page after the first view)`,
   );
