@@ -10,6 +10,7 @@ import {
   spamReasonText,
 } from "@/lib/ops";
 import { DeliveryBadges, DeliveryFilterField } from "./delivery-marks";
+import { PageLinks } from "./pager";
 import { focusRing } from "./shell";
 import { LocalTime } from "./time";
 import { visibleText } from "@/lib/format";
@@ -303,32 +304,5 @@ export function Pager({
   page: number;
   pages: number;
 }) {
-  if (pages <= 1) return null;
-  const href = (target: number) => {
-    const query = filterQuery(filter);
-    query.set("page", String(target));
-    return `${action}?${query.toString()}`;
-  };
-  const link = `rounded border border-slate-300 bg-white px-2.5 py-1 font-medium text-ink hover:bg-slate-50 ${focusRing}`;
-  return (
-    <nav aria-label="Pages" className="mt-3 flex items-center justify-between text-sm">
-      {page > 1 ? (
-        <Link href={href(page - 1)} className={link}>
-          Newer
-        </Link>
-      ) : (
-        <span />
-      )}
-      <span className="text-muted">
-        Page {page} of {pages}
-      </span>
-      {page < pages ? (
-        <Link href={href(page + 1)} className={link}>
-          Older
-        </Link>
-      ) : (
-        <span />
-      )}
-    </nav>
-  );
+  return <PageLinks action={action} query={filterQuery(filter)} page={page} pages={pages} />;
 }

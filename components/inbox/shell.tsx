@@ -2,11 +2,12 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import { KeyboardShortcuts } from "./keyboard";
 
-export type InboxSection = "inbox" | "spam" | "erase" | "audit";
+export type InboxSection = "inbox" | "spam" | "subscribers" | "erase" | "audit";
 
 const SECTIONS: { id: InboxSection; href: string; label: string }[] = [
   { id: "inbox", href: "/inbox", label: "Inbox" },
   { id: "spam", href: "/inbox/spam", label: "Spam" },
+  { id: "subscribers", href: "/inbox/subscribers", label: "Subscribers" },
   { id: "erase", href: "/inbox/erase", label: "A person's data" },
   { id: "audit", href: "/inbox/audit", label: "Audit log" },
 ];

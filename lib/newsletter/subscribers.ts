@@ -13,6 +13,7 @@ import type { RequestSite } from "../http/origin";
 import type { Subscription, Topic } from "../schemas/newsletter";
 import { type Verification, VERIFICATIONS } from "../verification/types";
 import { type ConsentEvidence, consentOf } from "./evidence";
+import { markSubscriberChange } from "./subscriber-changes";
 
 /**
  * - `pending`: asked for, waiting for the address to confirm it (double opt-in);
@@ -123,12 +124,12 @@ export async function subscribe(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
   { doubleOptIn = false }: { doubleOptIn?: boolean } = {},
 ): Promise<SubscribeResult> {
-  const path = subscriberPath(subscription.email);
+  const id = subscriberId(subscription.email);
   const at = now.toISOString();
   // The revisions of the creates this request attempted: a late one is undone after a 503.
   const creates: string[] = [];
   const options = { creates, likelyNew: true };
-  return changeRecord(store, path, deadlineMs, options, (stored): Change<SubscribeResult> => {
+  return changeRecord(store, id, deadlineMs, options, (stored): Change<SubscribeResult> => {
     if (stored === null) {
       const record: SubscriberRecord = {
         email: subscription.email,
@@ -198,7 +199,7 @@ export async function confirmSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<ConfirmResult> {
   const at = now.toISOString();
-  return changeRecord(store, subscriberPathById(id), deadlineMs, {}, (stored): Change<ConfirmResult> => {
+  return changeRecord(store, id, deadlineMs, {}, (stored): Change<ConfirmResult> => {
     if (stored === null || stored.status === "unsubscribed")
       return { result: { outcome: "not-pending", record: stored } };
     if (stored.status === "confirmed") return { result: { outcome: "already-subscribed", record: stored } };
@@ -232,7 +233,7 @@ export async function unsubscribeSubscriber(
   deadlineMs = SUBSCRIBE_DEADLINE_MS,
 ): Promise<UnsubscribeResult> {
   const at = now.toISOString();
-  return changeRecord(store, subscriberPathById(id), deadlineMs, {}, (stored): Change<UnsubscribeResult> => {
+  return changeRecord(store, id, deadlineMs, {}, (stored): Change<UnsubscribeResult> => {
     if (stored === null || stored.status === "unsubscribed") {
       return { result: { previous: stored?.status ?? null, record: stored } };
     }
@@ -260,19 +261,22 @@ export async function readSubscriber(
 
 /**
  * One request's change of a record, under one deadline, with a conditional write (see
- * `updateObject`; `likelyNew` when the record is most likely not there yet). A store failure is
+ * `updateObject`; `likelyNew` when the record is most likely not there yet), after the change mark
+ * that tells the subscribers' index to read it again (`markSubscriberChange`). A store failure is
  * 503 `storage_unavailable`; then any record this request created (`creates` holds their
  * revisions) that lands late is removed once the store settles.
  */
 async function changeRecord<T>(
   store: ObjectStore,
-  path: string,
+  id: string,
   deadlineMs: number,
   { creates = [], likelyNew = false }: { creates?: readonly string[]; likelyNew?: boolean },
   change: (stored: SubscriberRecord | null) => Change<T>,
 ): Promise<T> {
+  const path = subscriberPathById(id);
   const deadline = Deadline.in(deadlineMs);
   try {
+    await markSubscriberChange(store, id, Date.now(), deadline.options);
     const result = await updateObject(
       store,
       path,

@@ -11,6 +11,7 @@ import {
   needsRedelivery,
   OpsError,
   planErase,
+  rebuildSubscriberIndex,
   reindex,
   readBriefs,
   redeliverBrief,
@@ -108,6 +109,15 @@ export async function rebuildIndex(_: Invocation, context: CommandContext): Prom
       `${kind}: ${months} ${months === 1 ? "month" : "months"} indexed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
     );
   }
+  const started = Date.now();
+  const subscribers = await rebuildSubscriberIndex(context.store, {
+    now: context.now(),
+    onProblem: problems.report,
+  });
+  await write(
+    context.stdout,
+    `subscribers: ${subscribers} indexed in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+  );
   return problems.count > 0 ? 1 : 0;
 }
 

@@ -8,8 +8,8 @@ import { formatBytes } from "../format";
 import { SUBSCRIBER_STATUSES, type SubscriberRecord } from "../newsletter/subscribers";
 import { attachmentFileName } from "../notify";
 import {
+  AUDIT_ACTIONS,
   auditTargetText,
-  csvRecord,
   EXPORT_CSV_HEADER,
   exportCsvRecord,
   exportRow,
@@ -19,6 +19,8 @@ import {
   readAudit,
   readBriefs,
   readSubscribers,
+  SUBSCRIBERS_CSV_HEADER,
+  subscriberCsvRecord,
   utcTime,
 } from "../ops";
 import { gc, note, rebuildIndex, redeliver, eraseEverything, setBriefStatus } from "./changes";
@@ -35,14 +37,7 @@ import {
 import { briefDetails } from "./details";
 import { person } from "./person";
 import type { CommandName, Invocation } from "./invocation";
-import {
-  SUBSCRIBER_COLUMNS,
-  subscriberCsvRow,
-  subscriberTableHeader,
-  subscriberTableRow,
-  tableHeader,
-  tableRow,
-} from "./tables";
+import { subscriberTableHeader, subscriberTableRow, tableHeader, tableRow } from "./tables";
 import { printable } from "./text";
 
 /** The commands that read: list, spam, show, attachment, export, subscribers, audit; and every command by name. */
@@ -189,8 +184,8 @@ async function subscribers(invocation: Invocation, context: CommandContext): Pro
   if (invocation.json) {
     await write(stdout, `${JSON.stringify(records, null, 2)}\n`);
   } else if (invocation.csv) {
-    await write(stdout, csvRecord(SUBSCRIBER_COLUMNS));
-    for (const record of records) await write(stdout, csvRecord(subscriberCsvRow(record)));
+    await write(stdout, SUBSCRIBERS_CSV_HEADER);
+    for (const record of records) await write(stdout, subscriberCsvRecord(record));
   } else {
     await write(stdout, subscriberTableHeader());
     for (const record of records) await write(stdout, subscriberTableRow(record));
@@ -213,6 +208,9 @@ function hiddenNote(all: readonly SubscriberRecord[], shown: Invocation["status"
   return ` (not shown: ${counts.map(([status, count]) => `${count} ${status}`).join(", ")}; --status all shows every one)`;
 }
 
+/** The audit table's action column fits the longest action name, so the columns line up. */
+const ACTION_WIDTH = Math.max(...AUDIT_ACTIONS.map((action) => action.length));
+
 async function audit(invocation: Invocation, context: CommandContext): Promise<number> {
   const problems = problemReporter(context.stderr);
   const entries = await readAudit(context.store, { limit: invocation.limit, onProblem: problems.report });
@@ -222,7 +220,7 @@ async function audit(invocation: Invocation, context: CommandContext): Promise<n
     for (const entry of entries) {
       await write(
         context.stdout,
-        `${utcTime(entry.at, true)}  ${printable(entry.action).padEnd(10)}  ${printable(entry.actor)}  ${printable(auditTargetText(entry.target))}\n`,
+        `${utcTime(entry.at, true)}  ${printable(entry.action).padEnd(ACTION_WIDTH)}  ${printable(entry.actor)}  ${printable(auditTargetText(entry.target))}\n`,
       );
     }
     await write(

@@ -80,31 +80,6 @@ export function tableRow(brief: StoredBrief): string {
   return `${tableLine(columnsFor(brief.kind).map((column) => column.cell(brief)))}\n`;
 }
 
-export const SUBSCRIBER_COLUMNS: readonly (keyof SubscriberRecord)[] = [
-  "email",
-  "status",
-  "topics",
-  "subscribedAt",
-  "updatedAt",
-  "confirmedAt",
-  "unsubscribedAt",
-  "verification",
-];
-
-/** A subscriber as a CSV row, in `SUBSCRIBER_COLUMNS`' order (topics separated by `; `). */
-export function subscriberCsvRow(subscriber: SubscriberRecord): (string | null)[] {
-  return [
-    subscriber.email,
-    subscriber.status,
-    subscriber.topics.join("; "),
-    subscriber.subscribedAt,
-    subscriber.updatedAt,
-    subscriber.confirmedAt,
-    subscriber.unsubscribedAt,
-    subscriber.verification ?? "off",
-  ];
-}
-
 export function subscriberTableHeader(): string {
   return `${[pad("EMAIL", 40), pad("STATUS", 12), pad("SUBSCRIBED (UTC)", 16), pad("UPDATED (UTC)", 16), pad("HUMAN CHECK", 11), "TOPICS"].join(GAP)}\n`;
 }

@@ -43,8 +43,9 @@ Commands:
       store without Redis); the briefs and spam entries received more than RETENTION_DAYS days ago
       (unset: kept forever); and subscriptions still pending after 7 days. --dry-run only lists them.
   reindex
-      Deletes the inbox on the web's list index (index/) and rebuilds it from the briefs: after
-      files under briefs/ or spam/ were changed by hand, which the index does not see.
+      Deletes the inbox on the web's list index (index/) and rebuilds it from the briefs and the
+      subscribers: after files under briefs/, spam/ or newsletter/ were changed by hand, which the
+      index does not see.
 
 status, note, erase, person and gc's erasures are recorded in the audit log as --by, else as ops-tool:<your user name>.
 A reference may be typed in any case, with or without dashes (k7qm3xd9ptwa84hc).

@@ -10,7 +10,8 @@ import { mapLimit } from "./reader";
  * create-if-absent and never changed, so no two writers can overwrite each other's entry. The
  * web inbox and the ops tool write the same entries; `actor` is the signed-in address (the tool:
  * `--by`). An erase or a person's export records the address's SHA-256 (and the counts), never
- * the address itself; a retention run, how many briefs and spam entries it erased.
+ * the address itself; a retention run, how many briefs and spam entries it erased; an export of
+ * subscribers, its filters and how many it held.
  */
 
 export const AUDIT_ACTIONS = [
@@ -24,6 +25,7 @@ export const AUDIT_ACTIONS = [
   "redeliver",
   "erase",
   "export-person",
+  "export-subscribers",
   "retention",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

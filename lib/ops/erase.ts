@@ -5,6 +5,7 @@ import { subscriberId, subscriberPath } from "../newsletter/subscribers";
 import type { InboxRecordError } from "./errors";
 import { indexErase } from "./index-update";
 import { summariesInRange } from "./search";
+import { eraseSubscriber } from "./subscriber-index";
 
 /**
  * Erasing an address (the right to be forgotten): every brief and honeypot catch sent from it,
@@ -109,7 +110,7 @@ export async function eraseFolders(
 export async function erase(store: ObjectStore, plan: ErasePlan): Promise<EraseResult> {
   await eraseFolders(store, "briefs", plan.briefs);
   await eraseFolders(store, "spam", plan.spam);
-  if (plan.subscriber) await store.delete(subscriberPath(plan.email));
+  if (plan.subscriber) await eraseSubscriber(store, plan.emailSha256);
   return {
     emailSha256: plan.emailSha256,
     briefs: plan.briefs.length,

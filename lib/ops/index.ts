@@ -11,6 +11,7 @@ export { exportBriefs } from "./actions/export";
 export { collectGarbage, type GarbageCollected, type GarbageOptions, type Housekeeping } from "./actions/gc";
 export { markNotSpam, type NotSpamResult } from "./actions/not-spam";
 export { exportPerson } from "./actions/person";
+export { exportSubscribers } from "./actions/export-subscribers";
 export { redeliverOne } from "./actions/redeliver";
 export {
   AUDIT_ACTIONS,
@@ -84,5 +85,19 @@ export {
   setStatus,
 } from "./state";
 export { type BriefSummary } from "./summary";
+export { readSubscriberIndex, rebuildSubscriberIndex, type SubscriberSummary } from "./subscriber-index";
+export {
+  NO_SUBSCRIBER_FILTER,
+  parseSubscriberFilter,
+  SUBSCRIBER_COLUMNS,
+  type SubscriberCsvFields,
+  subscriberCsvRecord,
+  subscriberCsvRow,
+  type SubscriberFilter,
+  subscriberFilterQuery,
+  type SubscriberPage,
+  subscriberPage,
+  SUBSCRIBERS_CSV_HEADER,
+} from "./subscriber-list";
 export { indexDeliveryChange } from "./index-update";
 export { type Coverage, reindex } from "./rebuild";

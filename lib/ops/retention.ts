@@ -1,5 +1,6 @@
 import type { Folder } from "../briefs";
-import { parseRecord } from "../newsletter/subscribers";
+import { markSubscriberChange } from "../newsletter/subscriber-changes";
+import { isSubscriberId, parseRecord } from "../newsletter/subscribers";
 import type { ObjectStore, StoreCallOptions } from "../store";
 import { eraseFolders } from "./erase";
 import type { InboxRecordError } from "./errors";
@@ -113,7 +114,14 @@ async function removeStalePendingSubscribers(
       continue;
     }
     if (record.status !== "pending" || !(Date.parse(record.updatedAt) < before)) continue;
-    if (dryRun || (await store.deleteIfVersion(path, stored.version, call))) removed.push(path);
+    if (dryRun) {
+      removed.push(path);
+      continue;
+    }
+    // Marked first, like every change of a record, so the subscribers' index drops it too.
+    const id = path.slice("newsletter/subscribers/".length, -".json".length);
+    if (isSubscriberId(id)) await markSubscriberChange(store, id, Date.now(), call);
+    if (await store.deleteIfVersion(path, stored.version, call)) removed.push(path);
   }
   return removed;
 }

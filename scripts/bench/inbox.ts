@@ -1,5 +1,6 @@
 /**
- * npm run bench:inbox [-- --briefs 50000 --latency 20]   (also the last step of npm run bench)
+ * npm run bench:inbox [-- --briefs 50000 --latency 20 --subscribers 50000 --only briefs|subscribers]
+ *   (also the last step of npm run bench)
  *
  * The inbox on the web at scale (issues 20, 33): the same lib/ops code the /inbox page runs
  * (searchBriefs: the list's first page with its counts, a search, a status filter), over briefs
@@ -10,6 +11,8 @@
  * status filter (its first page and a deep one), the first page after a status change in an old
  * month, and after new arrivals.
  * Each line says how many store calls it made. Prints the issue's targets, met or missed.
+ * Then `/inbox/subscribers` over `--subscribers` records on the filesystem inbox (issue 45; see
+ * subscribers.ts). `--only` runs one of the two.
  */
 import { rm } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -22,6 +25,7 @@ import { coverageOf } from "../../lib/ops/rebuild";
 import { routeBlobStorageTo } from "../../tests/support/blob-routing.mjs";
 import { startBlobStandIn } from "../../tests/support/blob-standin";
 import { tempDir } from "../../tests/support/server";
+import { measureSubscribers, writeSubscribersTo } from "./subscribers";
 import {
   type BenchBrief,
   briefFiles,
@@ -32,7 +36,12 @@ import {
 } from "./stored-briefs";
 
 const { values: flags } = parseArgs({
-  options: { briefs: { type: "string", default: "5000" }, latency: { type: "string", default: "20" } },
+  options: {
+    briefs: { type: "string", default: "5000" },
+    latency: { type: "string", default: "20" },
+    subscribers: { type: "string", default: "50000" },
+    only: { type: "string" },
+  },
 });
 const BRIEFS = Number(flags.briefs);
 const LATENCY_MS = Number(flags.latency);
@@ -177,7 +186,23 @@ async function measure(
   );
 }
 
+async function subscribersScenario(): Promise<void> {
+  const count = Number(flags.subscribers);
+  const dir = await tempDir("intake-bench-subscribers-");
+  try {
+    const writing = performance.now();
+    await writeSubscribersTo(dir, count);
+    console.log(
+      `\n(${count} subscribers written to a filesystem inbox in ${((performance.now() - writing) / 1000).toFixed(0)} s)`,
+    );
+    await measureSubscribers(dir, count);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
+  if (flags.only === "subscribers") return subscribersScenario();
   console.log(
     `The inbox on the web: ${BRIEFS} briefs over ten months; Blob calls held back ${LATENCY_MS} ms each.`,
   );
@@ -217,6 +242,7 @@ async function main(): Promise<void> {
     restore();
     await standIn.close();
   }
+  if (flags.only !== "briefs") await subscribersScenario();
 }
 
 main().catch((error: unknown) => {

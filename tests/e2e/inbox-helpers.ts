@@ -1,5 +1,7 @@
+import { copyFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
-import type { Locator, Page } from "@playwright/test";
+import type { Locator, Page, TestInfo } from "@playwright/test";
 import { signInLink } from "../support/ops-web";
 import type { SmtpTestServer } from "../support/smtp";
 import { expect } from "./fixtures";
@@ -37,6 +39,14 @@ export async function tabTo(page: Page, target: Locator, limit = 80): Promise<vo
     await page.keyboard.press("Tab");
   }
   throw new Error(`Tab never reached ${target.toString()}`);
+}
+
+/** A picture of the page for the test's report; with DOCS_SCREENSHOTS=1 also `docs/<name>.png`, the docs' own. */
+export async function docsScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  const path = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path, fullPage: false });
+  await testInfo.attach(name, { path, contentType: "image/png" });
+  if (process.env.DOCS_SCREENSHOTS === "1") await copyFile(path, resolve("docs", `${name}.png`));
 }
 
 /** axe finds nothing on an inbox page (once its title, which Next streams after a client-side navigation, is there). */

@@ -1,6 +1,4 @@
-import { copyFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import type { Locator, Page, TestInfo } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { readJson, storeBrief } from "../support/briefs";
 import { LINK_SECRET } from "../support/opt-in";
@@ -9,7 +7,7 @@ import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { expect, test } from "./fixtures";
-import { expectNoViolations, tabTo, watchForProblems } from "./inbox-helpers";
+import { docsScreenshot, expectNoViolations, tabTo, watchForProblems } from "./inbox-helpers";
 
 /**
  * The inbox as a person uses it, on a laptop (1280 px) and a phone (375 px), in Chromium by its
@@ -126,13 +124,6 @@ async function noWiderThanTheScreen(page: Page): Promise<void> {
 
 async function height(locator: Locator): Promise<number> {
   return (await locator.boundingBox())?.height ?? Number.POSITIVE_INFINITY;
-}
-
-async function docsScreenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const path = testInfo.outputPath(`${name}.png`);
-  await page.screenshot({ path, fullPage: false });
-  await testInfo.attach(name, { path, contentType: "image/png" });
-  if (process.env.DOCS_SCREENSHOTS === "1") await copyFile(path, resolve("docs", `${name}.png`));
 }
 
 const briefUrl = (reference: string) => `${app.url}/inbox/${reference}`;

@@ -764,7 +764,10 @@ describe("after the abuse", () => {
       const name = parts.at(-1) ?? "";
       expect(name, file).not.toMatch(/^\.tmp-/);
       if (parts[0] === "newsletter") {
-        expect(file).toMatch(/^newsletter\/subscribers\/[0-9a-f]{64}\.json$/);
+        // A subscriber record, or the mark its change left for the subscribers' index.
+        expect(file).toMatch(
+          /^newsletter\/(subscribers\/[0-9a-f]{64}|changes\/\d{13}-[0-9a-f]{12}-[0-9a-f]{64})\.json$/,
+        );
         continue;
       }
       expect(file).toMatch(
@@ -797,7 +800,7 @@ describe("after the abuse", () => {
     }
     expect(new Map([...stored].sort())).toEqual(new Map([...accepted].sort()));
 
-    for (const file of files.filter((path) => path.startsWith("newsletter/"))) {
+    for (const file of files.filter((path) => path.startsWith("newsletter/subscribers/"))) {
       const record = JSON.parse(await readFile(join(inbox, file), "utf8")) as Record<string, unknown>;
       expect(Object.keys(record).sort()).toEqual([
         "confirmedAt",

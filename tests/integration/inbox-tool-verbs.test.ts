@@ -81,7 +81,7 @@ describe("inbox tool: status, note, erase, audit", () => {
     expect(reindex.stderr).toBe("");
     expect(reindex.code).toBe(0);
     expect(reindex.stdout).toMatch(
-      /^briefs: \d+ months indexed in [\d.]+ s\nspam: \d+ months indexed in [\d.]+ s\n$/,
+      /^briefs: \d+ months indexed in [\d.]+ s\nspam: \d+ months indexed in [\d.]+ s\nsubscribers: \d+ indexed in [\d.]+ s\n$/,
     );
     expect((await page()).counts.handled).toBe(1);
   });

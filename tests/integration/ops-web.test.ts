@@ -58,10 +58,18 @@ function textOf(html: string): string {
 
 function gatedPaths(reference: string) {
   return {
-    pages: ["/inbox", `/inbox/${reference}`, "/inbox/spam", "/inbox/erase", "/inbox/audit"],
+    pages: [
+      "/inbox",
+      `/inbox/${reference}`,
+      "/inbox/spam",
+      "/inbox/subscribers",
+      "/inbox/erase",
+      "/inbox/audit",
+    ],
     routes: [
       ["GET", `/inbox/${reference}/attachment`],
       ["GET", "/inbox/export.csv"],
+      ["GET", "/inbox/subscribers/export.csv"],
       ["POST", `/api/ops/briefs/${reference}/status`],
       ["POST", `/api/ops/briefs/${reference}/notes`],
       ["POST", `/api/ops/briefs/${reference}/redeliver`],

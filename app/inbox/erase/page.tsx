@@ -2,14 +2,30 @@ import Link from "next/link";
 import { errorText } from "@/components/inbox/forms";
 import { focusRing, InboxShell, Notice } from "@/components/inbox/shell";
 import { countOf } from "@/lib/format";
-import { requirePageSession } from "@/lib/ops-web/gate";
+import { isSubscriberId, readSubscriber } from "@/lib/newsletter/subscribers";
+import { pathWithQuery, requirePageSession } from "@/lib/ops-web/gate";
 import { getServices } from "@/lib/services";
+import type { ObjectStore } from "@/lib/store";
 import { findPerson } from "./actions";
+import { lookUpPerson } from "./find";
+import type { PersonLookup } from "./lookup";
 import { PersonFinder } from "./person-finder";
 
 export const dynamic = "force-dynamic";
 
 type Query = Record<string, string | string[] | undefined>;
+
+/**
+ * `?subscriber=<id>` (from the subscribers list): the look-up of that subscriber's address, made
+ * already. The URL holds the address's SHA-256, as the audit log does, never the address.
+ */
+async function subscriberLookup(store: ObjectStore, id: unknown): Promise<PersonLookup | undefined> {
+  if (typeof id !== "string" || !isSubscriberId(id)) return undefined;
+  const record = await readSubscriber(store, id).catch(() => null);
+  if (record === null)
+    return { typed: "", problem: "That subscriber is no longer in the inbox.", found: null };
+  return lookUpPerson(store, record.email);
+}
 
 const count = (value: unknown) => (typeof value === "string" && /^\d+$/.test(value) ? Number(value) : 0);
 
@@ -21,8 +37,9 @@ const count = (value: unknown) => (typeof value === "string" && /^\d+$/.test(val
  */
 export default async function PersonDataPage({ searchParams }: { searchParams: Promise<Query> }) {
   const query = await searchParams;
-  const { actor } = await requirePageSession("/inbox/erase", getServices);
+  const { services, actor } = await requirePageSession(pathWithQuery("/inbox/erase", query), getServices);
   const failed = errorText(query);
+  const initial = await subscriberLookup(services.store, query.subscriber);
 
   return (
     <InboxShell actor={actor} current="erase">
@@ -42,7 +59,7 @@ export default async function PersonDataPage({ searchParams }: { searchParams: P
           </Notice>
         ) : null}
         {failed ? <Notice tone="danger">{failed}</Notice> : null}
-        <PersonFinder find={findPerson} />
+        <PersonFinder find={findPerson} initial={initial} />
         <p className="text-sm">
           <Link href="/inbox" className={`font-medium text-accent hover:text-accent-strong ${focusRing}`}>
             Back to the inbox

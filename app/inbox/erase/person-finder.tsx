@@ -18,10 +18,13 @@ const plural = (count: number, one: string, many: string) => `${count} ${count =
  */
 export function PersonFinder({
   find,
+  initial = NO_LOOKUP,
 }: {
   find: (previous: PersonLookup, form: FormData) => Promise<PersonLookup>;
+  /** A look-up already made: the subscribers list links here with the subscriber's id. */
+  initial?: PersonLookup;
 }) {
-  const [lookup, findAction, pending] = useActionState(find, NO_LOOKUP);
+  const [lookup, findAction, pending] = useActionState(find, initial);
   const { found } = lookup;
   return (
     <>
