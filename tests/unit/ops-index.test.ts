@@ -15,7 +15,7 @@ import { applyRetention } from "@/lib/ops/retention";
 import { NO_FILTER, parseFilter } from "@/lib/ops/list-filter";
 import { searchBriefs } from "@/lib/ops/search";
 import { setStatus } from "@/lib/ops/state";
-import { indexPath, readMonthIndex } from "@/lib/ops/summary";
+import { indexPath, readMonthIndex } from "@/lib/ops/month-index";
 import { storeBrief } from "../support/briefs";
 import { deliveriesFor } from "../support/deliveries";
 
