@@ -1,13 +1,16 @@
 import Link from "next/link";
 import {
   BRIEF_STATUSES,
+  budgetLabel,
   type BriefFilter,
   type BriefPage,
   type BriefStatus,
   type BriefSummary,
   filterQuery,
   type PendingDeliveries,
+  projectTypeLabel,
   spamReasonText,
+  timelineLabel,
 } from "@/lib/ops";
 import { DeliveryBadges, DeliveryFilterField } from "./delivery-marks";
 import { focusRing } from "./shell";
@@ -216,7 +219,8 @@ export function Address({ email }: { email: string }) {
  * The briefs as a dense list of links (`j`/`k` move through them, `Enter` opens one). Each row:
  * the sender, the time in the reader's zone, the company and address (whole, never cut), the
  * status (or, for spam, why it was caught), a mark when a delivery is retrying or failed, the
- * reference and the description's start.
+ * reference, what ops triage on first (the project type and budget, and from `md` the timeline),
+ * and the description's start.
  */
 export function BriefRows({
   briefs,
@@ -282,6 +286,18 @@ export function BriefRows({
               <DeliveryBadges reference={brief.reference} pending={pending} />
               <span className="font-mono text-xs text-muted">{brief.reference}</span>
               {brief.attachment ? <span className="text-xs text-muted">· attachment</span> : null}
+            </span>
+            <span className="mt-0.5 flex flex-wrap gap-x-2 text-xs text-ink" data-brief-choices>
+              <span>{projectTypeLabel(brief.projectType)}</span>
+              <span aria-hidden="true" className="text-muted">
+                ·
+              </span>
+              <span>{budgetLabel(brief.budget)}</span>
+              {/* The timeline only where the row has room: a phone keeps each row to a few lines. */}
+              <span aria-hidden="true" className="hidden text-muted md:inline">
+                ·
+              </span>
+              <span className="hidden md:inline">{timelineLabel(brief.timeline)}</span>
             </span>
             <span className="mt-0.5 block truncate text-sm text-muted">{visibleText(brief.description)}</span>
           </Link>
