@@ -350,3 +350,18 @@ export function foldMonthChanges(
 ): Promise<MonthIndex | null> {
   return changeMonthIndex(store, kind, month, () => false, { ...options, create: false });
 }
+
+/**
+ * The folder `month`'s index names for `reference` (its day is in the folder's path), from the
+ * index's statuses alone; `null` when it names none, or there is no index of this version.
+ */
+export async function indexedFolder(
+  store: ObjectStore,
+  kind: Folder,
+  month: number,
+  reference: string,
+): Promise<string | null> {
+  const index = await readIndexStatuses(store, kind, month);
+  const suffix = `/${reference}`;
+  return index?.statuses.find(([folder]) => folder.endsWith(suffix))?.[0] ?? null;
+}

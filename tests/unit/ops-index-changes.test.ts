@@ -18,7 +18,8 @@ import {
   parseMonthIndex,
   readMonthIndex,
 } from "@/lib/ops/month-index";
-import { findBrief, monthNumber } from "@/lib/ops/reader";
+import { findBrief } from "@/lib/ops/find";
+import { monthNumber } from "@/lib/ops/reader";
 import { NO_FILTER, parseFilter } from "@/lib/ops/list-filter";
 import { searchBriefs } from "@/lib/ops/search";
 import { countByStatus } from "@/lib/ops/summary";
@@ -164,5 +165,28 @@ describe.each([
     await checkMonth(store, "briefs", FEBRUARY);
     const archived = await view(parseFilter({ status: "archived" }));
     expect(archived.briefs.map((brief) => brief.reference)).toEqual([aside.record.reference]);
+  });
+
+  it("a brief is found from the index's statuses, listing nothing; one the index does not hold, by listing", async () => {
+    const [first] = await february(3);
+    const listed: string[] = [];
+    const watching = new Proxy(store, {
+      get(target, key) {
+        const value = Reflect.get(target, key, target) as unknown;
+        if (key !== "list" || typeof value !== "function")
+          return typeof value === "function" ? value.bind(target) : value;
+        return (prefix: string, ...rest: unknown[]) => {
+          listed.push(prefix);
+          return (value as (...args: unknown[]) => unknown).call(target, prefix, ...rest);
+        };
+      },
+    });
+    const found = await findBrief(watching, first!.record.reference, now);
+    expect(found?.folder).toBe(first!.folder);
+    expect(listed).toEqual([]);
+    // Not in the index (stored around the service into a settled month): still found, by listing.
+    const aside = await storeBrief(store, { receivedAt: "2026-02-20T10:00:00.000Z", delivery: {} });
+    expect((await findBrief(watching, aside.record.reference, now))?.folder).toBe(aside.folder);
+    expect(await findBrief(store, "AAAA-AAAA-AAAA-AAAA", now)).toBeNull();
   });
 });
