@@ -1,13 +1,16 @@
 import Link from "next/link";
 import {
   BRIEF_STATUSES,
+  budgetLabel,
   type BriefFilter,
   type BriefPage,
   type BriefStatus,
   type BriefSummary,
   filterQuery,
   type PendingDeliveries,
+  projectTypeLabel,
   spamReasonText,
+  timelineLabel,
 } from "@/lib/ops";
 import { DeliveryBadges, DeliveryFilterField } from "./delivery-marks";
 import { PageLinks } from "./pager";
@@ -72,11 +75,21 @@ function DateField({
   );
 }
 
+/** The filters folded behind "Filters" (all but the search, which is in sight where there is room). */
+function foldedSet(filter: BriefFilter): number {
+  return filterQuery({ ...filter, q: null }).size;
+}
+
 /**
- * The list's filters, as a GET form (whatever is chosen ends up in the URL), folded behind a
- * "Filters" disclosure so the list comes first on a phone; unfolded whenever one is set. `/`
- * unfolds it and goes to the search. `statuses` (with the delivery filter) is off for spam, which
- * has no status and is never sent.
+ * The list's filters, as one GET form (whatever is chosen ends up in the URL, and every field,
+ * shown or folded, is sent with it, so a search keeps the other filters and the other way round).
+ * From `md` the search is in sight above the list; the other filters fold behind a "Filters"
+ * disclosure, unfolded whenever one of them is set. On a phone the search folds with them (the
+ * list comes first) unless a search is set. The disclosure is a native `<details>`, so it opens
+ * without JavaScript; the fields it folds sit beside it in the form, shown by CSS while it is open,
+ * so that the search can stay in sight while they fold. `/` unfolds it and goes to the search.
+ * `statuses` (with the delivery filter) is off for spam, which has no status and is never
+ * sent.
  */
 export function BriefFilters({
   action,
@@ -87,27 +100,34 @@ export function BriefFilters({
   filter: BriefFilter;
   statuses?: boolean;
 }) {
-  const set = filterQuery(filter).size;
+  const set = foldedSet(filter);
+  // Shown while the disclosure is open, at any width.
+  const whenOpen = "group-has-[details[open]]/filters:flex";
   return (
-    <details open={set > 0} data-filters className="group">
-      <summary
-        className={`inline-flex cursor-pointer list-none items-center gap-1.5 rounded border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-ink hover:bg-slate-50 [&::-webkit-details-marker]:hidden ${focusRing}`}
-      >
-        Filters
-        {set > 0 ? <span className="text-muted">({set} set)</span> : null}
-        <span aria-hidden="true" className="text-muted group-open:rotate-180">
-          {"\u25BE"}
-        </span>
-      </summary>
-      <form
-        action={action}
-        method="get"
-        role="search"
-        aria-label="Find briefs"
-        className="mt-2 flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3"
-      >
-        <div className="flex min-w-48 flex-1 flex-col gap-1">
-          <label htmlFor="filter-q" className="text-xs font-medium text-muted">
+    <form
+      action={action}
+      method="get"
+      role="search"
+      aria-label="Find briefs"
+      className="group/filters flex flex-col gap-2"
+    >
+      <div className="flex flex-wrap items-center gap-2">
+        <details open={set > 0} data-filters className="group">
+          <summary
+            className={`inline-flex cursor-pointer list-none items-center gap-1.5 rounded border border-slate-300 bg-white px-2.5 py-1 text-sm font-medium text-ink hover:bg-slate-50 [&::-webkit-details-marker]:hidden ${focusRing}`}
+          >
+            Filters
+            {set > 0 ? <span className="text-muted">({set} set)</span> : null}
+            <span aria-hidden="true" className="text-muted group-open:rotate-180">
+              {"\u25BE"}
+            </span>
+          </summary>
+        </details>
+        <div
+          data-search
+          className={`${filter.q ? "flex" : `hidden md:flex ${whenOpen}`} min-w-48 flex-1 items-center gap-2`}
+        >
+          <label htmlFor="filter-q" className="shrink-0 text-sm font-medium text-muted">
             Search
           </label>
           <input
@@ -116,9 +136,20 @@ export function BriefFilters({
             type="search"
             defaultValue={filter.q ?? ""}
             placeholder="Name, email, company, reference or text"
-            className={inputClass}
+            className={`${inputClass} min-w-0 flex-1`}
           />
+          {/* The search's own button where the search stands alone; a phone finds with the filters' one. */}
+          <button
+            type="submit"
+            className={`hidden rounded bg-accent px-3 py-1.5 text-sm font-semibold text-white hover:bg-accent-strong md:inline-block ${focusRing}`}
+          >
+            Search
+          </button>
         </div>
+      </div>
+      <div
+        className={`hidden flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3 ${whenOpen}`}
+      >
         {statuses ? (
           <div className="flex flex-col gap-1">
             <label htmlFor="filter-status" className="text-xs font-medium text-muted">
@@ -157,8 +188,8 @@ export function BriefFilters({
         <p id="filter-date-format" className="w-full text-xs text-muted">
           Dates as YYYY-MM-DD, days in UTC, both ends included.
         </p>
-      </form>
-    </details>
+      </div>
+    </form>
   );
 }
 
@@ -217,7 +248,8 @@ export function Address({ email }: { email: string }) {
  * The briefs as a dense list of links (`j`/`k` move through them, `Enter` opens one). Each row:
  * the sender, the time in the reader's zone, the company and address (whole, never cut), the
  * status (or, for spam, why it was caught), a mark when a delivery is retrying or failed, the
- * reference and the description's start.
+ * reference, what ops triage on first (the project type and budget, and from `md` the timeline),
+ * and the description's start.
  */
 export function BriefRows({
   briefs,
@@ -283,6 +315,18 @@ export function BriefRows({
               <DeliveryBadges reference={brief.reference} pending={pending} />
               <span className="font-mono text-xs text-muted">{brief.reference}</span>
               {brief.attachment ? <span className="text-xs text-muted">· attachment</span> : null}
+            </span>
+            <span className="mt-0.5 flex flex-wrap gap-x-2 text-xs text-ink" data-brief-choices>
+              <span>{projectTypeLabel(brief.projectType)}</span>
+              <span aria-hidden="true" className="text-muted">
+                ·
+              </span>
+              <span>{budgetLabel(brief.budget)}</span>
+              {/* The timeline only where the row has room: a phone keeps each row to a few lines. */}
+              <span aria-hidden="true" className="hidden text-muted md:inline">
+                ·
+              </span>
+              <span className="hidden md:inline">{timelineLabel(brief.timeline)}</span>
             </span>
             <span className="mt-0.5 block truncate text-sm text-muted">{visibleText(brief.description)}</span>
           </Link>

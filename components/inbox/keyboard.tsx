@@ -84,7 +84,9 @@ export function KeyboardShortcuts() {
         const search = document.querySelector<HTMLInputElement>("input[name=q]");
         if (search) {
           event.preventDefault();
-          const filters = search.closest("details");
+          // The filters unfolded too: on a phone the search folds with them, and it cannot take
+          // the focus while it is hidden.
+          const filters = search.form?.querySelector<HTMLDetailsElement>("details[data-filters]");
           if (filters) filters.open = true;
           search.focus();
         }

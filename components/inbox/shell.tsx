@@ -67,16 +67,19 @@ function Account({ actor, className }: { actor: string; className: string }) {
 export function InboxShell({
   actor,
   current,
+  skipTo = "main",
   children,
 }: {
   actor: string;
   current: InboxSection | null;
+  /** Where "Skip to content" takes the focus: the page's main content, or a part of it that comes first. */
+  skipTo?: string;
   children: ReactNode;
 }) {
   return (
     <div className="flex min-h-screen flex-col bg-slate-50">
       <a
-        href="#main"
+        href={`#${skipTo}`}
         className="sr-only focus:not-sr-only focus:absolute focus:left-4 focus:top-4 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2 focus:shadow"
       >
         Skip to content

@@ -1,21 +1,22 @@
+import { finishInBackground } from "../background";
 import type { Delivery, Folder } from "../briefs";
 import { describeFailure } from "../notify";
 import type { ObjectStore } from "../store";
 import { changeCatalog, markStale } from "./catalog";
 import { deliveryStatus } from "./labels";
 import { recordCounts } from "./month-check";
-import { monthNumber } from "./reader";
-import type { StoredBrief } from "./records";
-import type { BriefState } from "./state";
 import {
   changeMonthIndex,
-  deliverySerial,
+  changesPath,
+  foldMonthChanges,
   type IndexChange,
   indexPath,
-  mergeSummary,
-  summarize,
-  tombstoneKey,
-} from "./summary";
+  recordMonthChange,
+} from "./month-index";
+import { monthNumber, monthPath } from "./reader";
+import type { StoredBrief } from "./records";
+import type { BriefState } from "./state";
+import { deliverySerial, mergeSummary, summarize, tombstoneKey } from "./summary";
 
 /**
  * Keeping the index current as the service writes (issue 33): each write that changes what a
@@ -45,23 +46,31 @@ async function update(folder: string, store: ObjectStore, change: IndexChange, w
   }
 }
 
-/** After `state.json` was written: the brief's status (and serial) in the index. */
+/**
+ * After `state.json` was written: the brief's status (and serial) in its month's changes, not the
+ * month's whole index (`month-index.ts`), so a status change costs the same at any size. Once the
+ * changes have piled up they are folded into the index after the answer.
+ */
 export async function indexStateChange(
   store: ObjectStore,
   brief: StoredBrief,
   state: BriefState,
 ): Promise<void> {
-  const summary = summarize({ ...brief, state });
-  await update(
-    brief.folder,
-    store,
-    (entries) => {
-      const merged = mergeSummary(entries.get(brief.folder), summary);
-      entries.set(brief.folder, merged);
-      return true;
-    },
-    `the state of ${brief.record.reference}`,
-  );
+  const { kind, month } = placeOf(brief.folder);
+  const why = `the state of ${brief.record.reference}`;
+  try {
+    const { counts, fold } = await recordMonthChange(store, kind, month, summarize({ ...brief, state }));
+    if (counts === null) return;
+    await changeCatalog(store, kind, { months: { [monthPath(month)]: counts } });
+    if (fold) {
+      const folding = foldMonthChanges(store, kind, month).then(
+        (folded) => folded && recordCounts(store, kind, month, folded),
+      );
+      finishInBackground(folding, `folding the index changes of ${kind} ${monthPath(month)}`);
+    }
+  } catch (error) {
+    await markStale(store, kind, month, `${why}: ${describeFailure(error)}`);
+  }
 }
 
 /**
@@ -157,8 +166,10 @@ export async function indexErase(
       );
       continue;
     }
-    // Damaged, of another version, or not writable: it may still hold the erased text. Gone, and rebuilt later.
+    // Damaged, of another version, or not writable: it (or its changes) may still hold the erased
+    // text. Gone, and rebuilt later.
     await store.delete(indexPath(kind, month));
+    await store.delete(changesPath(kind, month));
     await changeCatalog(store, kind, { forget: [month] }).catch(() =>
       markStale(store, kind, month, "its index was deleted after an erasure"),
     );

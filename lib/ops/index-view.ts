@@ -15,7 +15,8 @@ import {
 } from "./rebuild";
 import { changeCatalog } from "./catalog";
 import type { BriefStatus } from "./state";
-import { type MonthIndex, readMonthIndex } from "./summary";
+import { readMonthIndex } from "./month-index";
+import type { MonthIndex } from "./summary";
 
 /**
  * What a view of the inbox reads before its page (issue 33): the catalog, brought up to date at a

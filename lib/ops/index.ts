@@ -38,14 +38,8 @@ export {
   utcTime,
   verificationLabel,
 } from "./labels";
-export {
-  attachmentStart,
-  findBrief,
-  openAttachment,
-  readAttachment,
-  readBriefs,
-  readSubscribers,
-} from "./reader";
+export { findBrief } from "./find";
+export { attachmentStart, openAttachment, readAttachment, readBriefs, readSubscribers } from "./reader";
 export { type ListAround, listAroundBrief, type ListNeighbour } from "./list-around";
 export { pendingBriefs } from "./pending";
 export type { PersonBrief, PersonData } from "./person";

@@ -3,15 +3,8 @@ import type { ObjectStore, StoreCallOptions } from "../store";
 import { changeCatalog } from "./catalog";
 import { InboxRecordError } from "./errors";
 import { type BriefFolder, listDay, listMonth, mapLimit, monthPath, readBrief } from "./reader";
-import {
-  type BriefSummary,
-  changeMonthIndex,
-  countByStatus,
-  type MonthIndex,
-  readMonthIndex,
-  summarize,
-  tombstoneKey,
-} from "./summary";
+import { changeMonthIndex, readMonthIndex } from "./month-index";
+import { type BriefSummary, countByStatus, type MonthIndex, summarize, tombstoneKey } from "./summary";
 
 /**
  * Checking a month's index against the store's listing: the whole month (a rebuild, a month marked

@@ -236,8 +236,11 @@ export async function* readBriefs(
   }
 }
 
-/** The brief with this (canonical) reference, real or caught by the honeypot; `null` when there is none. */
-export async function findBrief(
+/**
+ * The brief with this (canonical) reference, real or caught by the honeypot, found by listing the
+ * months newest first; `null` when there is none. `find.ts`'s `findBrief` asks the list's index first.
+ */
+export async function findBriefByListing(
   store: ObjectStore,
   reference: string,
   now = new Date(),

@@ -5,7 +5,8 @@ import { type Catalog, changeCatalog } from "./catalog";
 import type { InboxRecordError } from "./errors";
 import { checkMonth } from "./month-check";
 import { type BriefFolder, listMonth, monthPath, monthRange } from "./reader";
-import { type MonthIndex, readMonthIndex } from "./summary";
+import { readMonthIndex } from "./month-index";
+import type { MonthIndex } from "./summary";
 
 /**
  * Rebuilding a lost index (or one of another version) from the briefs, newest month first, each

@@ -1,15 +1,13 @@
 import { createHash } from "node:crypto";
-import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
-import { type Delivery, type Folder, type SpamVerdict } from "../briefs";
-import { indexDocumentLine } from "./index-document";
+import { type Delivery, type SpamVerdict } from "../briefs";
 import { deliveryStatus } from "./labels";
-import { monthPath } from "./reader";
 import type { StoredBrief } from "./records";
 import { BRIEF_STATUSES, type BriefState, type BriefStatus } from "./state";
 
 /**
  * What the inbox's list, search and counts need of a brief, and the per-month index that keeps
- * them: `index/<briefs|spam>/YYYY/MM.json`, beside the briefs in the same store (issues 20, 33).
+ * them: `index/<briefs|spam>/YYYY/MM.json` with its recent changes beside it (`month-index.ts`), next
+ * to the briefs in the same store (issues 20, 33, 45).
  *
  * The index is a cache, never a source: the brief's page, the download, the export and the ops
  * tool read the briefs themselves. It is kept current as the service writes (`index-update.ts`),
@@ -27,6 +25,10 @@ export interface BriefSummary {
   email: string;
   company: string | null;
   description: string;
+  /** The form's wire values (`web-application`, `50k-100k`, ...): the list shows their labels. */
+  projectType: string;
+  budget: string;
+  timeline: string;
   status: BriefStatus;
   /** The attachment's original name; `null` when there is none. */
   attachment: string | null;
@@ -68,15 +70,15 @@ export interface MonthIndex {
   erased: Tombstone[];
 }
 
-/** 3: kept at write time, with serials and tombstones (issue 33); any other version is rebuilt. */
-export const INDEX_VERSION = 3;
+/**
+ * 3: kept at write time, with serials and tombstones (issue 33); 4: with the project type, budget
+ * and timeline (issue 45). Any other version is rebuilt (the catalog's version moved with it, so the
+ * rebuild goes month by month as for a lost index, never a whole month read for one page).
+ */
+export const INDEX_VERSION = 4;
 
 /** How long a tombstone is kept: far longer than any view's read of one month. */
-const TOMBSTONE_MS = 15 * 60_000;
-
-export function indexPath(kind: Folder, month: number): string {
-  return `index/${kind}/${monthPath(month)}.json`;
-}
+export const TOMBSTONE_MS = 15 * 60_000;
 
 export function stateSerial(state: Pick<BriefState, "history" | "notes">): number {
   return state.history.length + state.notes.length;
@@ -97,6 +99,9 @@ export function summarize(brief: StoredBrief, fingerprint = "", indexedAt = Date
     email: record.email,
     company: record.company,
     description: record.description,
+    projectType: record.projectType,
+    budget: record.budget,
+    timeline: record.timeline,
     status: brief.state.status,
     attachment: record.attachment?.originalName ?? null,
     delivery: deliveryStatus(brief),
@@ -134,7 +139,7 @@ export function countByStatus(entries: Iterable<Pick<BriefSummary, "status">>): 
   return counts;
 }
 
-function isSummary(value: unknown): value is BriefSummary {
+export function isSummary(value: unknown): value is BriefSummary {
   const entry = value as Partial<BriefSummary> | null;
   return (
     typeof entry === "object" &&
@@ -145,84 +150,12 @@ function isSummary(value: unknown): value is BriefSummary {
     typeof entry.name === "string" &&
     typeof entry.email === "string" &&
     typeof entry.description === "string" &&
+    typeof entry.projectType === "string" &&
+    typeof entry.budget === "string" &&
+    typeof entry.timeline === "string" &&
     typeof entry.delivery === "string" &&
     typeof entry.stateSerial === "number" &&
     typeof entry.deliverySerial === "number" &&
     (BRIEF_STATUSES as readonly unknown[]).includes(entry.status)
-  );
-}
-
-/**
- * A month index's bytes, or `null` when they are not one of this version. Checked by shape, not by
- * schema: a view reads every month's entries for a search, and a full schema check of 50,000 was
- * what it spent most on. A document that fails the check is rebuilt, never half used.
- */
-export function parseMonthIndex(bytes: Uint8Array | null): MonthIndex | null {
-  if (bytes === null) return null;
-  try {
-    const doc = JSON.parse(Buffer.from(bytes).toString("utf8")) as Record<string, unknown>;
-    if (doc.version !== INDEX_VERSION || typeof doc.serial !== "number") return null;
-    if (!Array.isArray(doc.entries) || !doc.entries.every(isSummary)) return null;
-    const erased = Array.isArray(doc.erased) ? (doc.erased as Tombstone[]) : [];
-    return { serial: doc.serial, entries: doc.entries, erased };
-  } catch {
-    return null;
-  }
-}
-
-/** Reads a month's index: `null` when there is none, or it is damaged or of another version. */
-export async function readMonthIndex(
-  store: ObjectStore,
-  kind: Folder,
-  month: number,
-  options?: StoreCallOptions,
-): Promise<MonthIndex | null> {
-  return parseMonthIndex(await store.get(indexPath(kind, month), options));
-}
-
-/**
- * What a change makes of a month's entries (by folder) and tombstones (by `tombstoneKey`); `false`:
- * nothing changed, nothing is written.
- */
-export type IndexChange = (entries: Map<string, BriefSummary>, erased: Map<string, number>) => boolean;
-
-/**
- * Changes a month's index with a conditional write (again on a lost race), and answers the index
- * as written (or as it was, when nothing changed). `create`: what to do when there is no index of
- * this version: start an empty one (a view that has read the whole month), or leave it (`false`:
- * a write-time update, which must not make a month of one brief look indexed): then `null`.
- */
-export async function changeMonthIndex(
-  store: ObjectStore,
-  kind: Folder,
-  month: number,
-  change: IndexChange,
-  { create, ...options }: StoreCallOptions & { create: boolean },
-): Promise<MonthIndex | null> {
-  return updateObject<MonthIndex | null>(
-    store,
-    indexPath(kind, month),
-    "application/json",
-    (bytes) => {
-      const current = parseMonthIndex(bytes);
-      if (current === null && !create) return { result: null };
-      const now = Date.now();
-      const entries = new Map((current?.entries ?? []).map((entry) => [entry.folder, entry]));
-      const erased = new Map(
-        (current?.erased ?? [])
-          .filter((tomb) => now - tomb.at < TOMBSTONE_MS)
-          .map((tomb) => [tomb.key, tomb.at]),
-      );
-      const changed = change(entries, erased) || current === null;
-      if (!changed && current !== null) return { result: current };
-      for (const folder of [...entries.keys()]) if (erased.has(tombstoneKey(folder))) entries.delete(folder);
-      const written: MonthIndex = {
-        serial: Math.max((current?.serial ?? 0) + 1, now),
-        entries: [...entries.values()],
-        erased: [...erased].map(([key, at]) => ({ key, at })),
-      };
-      return { write: indexDocumentLine(INDEX_VERSION, written), result: written };
-    },
-    options,
   );
 }

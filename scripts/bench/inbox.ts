@@ -8,8 +8,10 @@
  * through the real SDK, every store call held back by `--latency` ms first, as a remote store
  * answers). Measured: the first page with no index at all (cold) and how long the whole rebuild
  * then takes (views going on as a person reloading would), warm (median of three), a search and a
- * status filter (its first page and a deep one), the first page after a status change in an old
- * month, and after new arrivals.
+ * status filter (its first page and a deep one), a status change in an old month (median of three:
+ * `state.json`, the month's changes, the catalog's counts and the audit entry, as the route's
+ * action makes them once it has found the brief), the first page after it, folding the month's
+ * changes into its index (done after the answer once enough have piled up), and new arrivals.
  * Each line says how many store calls it made. Prints the issue's targets, met or missed.
  * Then `/inbox/subscribers` over `--subscribers` records on the filesystem inbox (issue 45; see
  * subscribers.ts). `--only` runs one of the two.
@@ -21,6 +23,8 @@ import { createStore, type ObjectStore } from "../../lib/store";
 import { FilesystemStore } from "../../lib/store/filesystem";
 import { changeStatus, findBrief, NO_FILTER, parseFilter, searchBriefs } from "../../lib/ops";
 import { readCatalog } from "../../lib/ops/catalog";
+import { foldMonthChanges } from "../../lib/ops/month-index";
+import { monthNumber } from "../../lib/ops/reader";
 import { coverageOf } from "../../lib/ops/rebuild";
 import { routeBlobStorageTo } from "../../tests/support/blob-routing.mjs";
 import { startBlobStandIn } from "../../tests/support/blob-standin";
@@ -67,6 +71,8 @@ interface Targets {
   pageWarm: number;
   search: number;
   cold: number | null;
+  /** A status change (issue 45: 300 ms at 50,000 briefs on the filesystem inbox). */
+  statusChange: number | null;
 }
 
 async function timed(what: string, calls: () => number, work: () => Promise<string>): Promise<Row> {
@@ -149,14 +155,25 @@ async function measure(
     );
   }
   const oldest = briefs[0]!;
-  const brief = await findBrief(store, oldest.reference, NOW);
+  let brief = (await findBrief(store, oldest.reference, NOW))!;
+  // Each run a real change (the brief starts `handled`: every third bench brief has a state).
+  const statuses = ["archived", "new", "archived"] as const;
+  let run = 0;
   rows.push(
-    await timed("status change itself (state + index)", calls, async () => {
-      const { state } = await changeStatus({ store }, brief!, "archived", { actor: "bench", now: NOW });
-      return `now ${state.status}`;
+    await median(`status change, ${BRIEFS} briefs`, calls, async () => {
+      const status = statuses[run++ % statuses.length]!;
+      const { state } = await changeStatus({ store }, brief, status, { actor: "bench", now: NOW });
+      brief = { ...brief, state };
+      return `now ${state.status} (state, the month's changes, counts, audit)`;
     }),
   );
   rows.push(await timed("first page after a status change (January)", calls, page));
+  rows.push(
+    await timed("folding January's changes into its index", calls, async () => {
+      await foldMonthChanges(store, "briefs", monthNumber(2026, 1));
+      return "after the answer, once 200 changes have piled up";
+    }),
+  );
   const arrivals = Array.from({ length: ARRIVALS }, (_, index) => briefFiles(BRIEFS + index, -1, "", NOW));
   await addArrivals(arrivals);
   rows.push(await timed(`first page after ${ARRIVALS} arrivals`, calls, page));
@@ -182,7 +199,10 @@ async function measure(
   );
   console.log(
     `  targets: first page warm ${verdict(worstPage, targets.pageWarm)}; search ${verdict(ms("search"), targets.search)}` +
-      (targets.cold === null ? "" : `; cold first page ${verdict(ms("first page, cold"), targets.cold)}`),
+      (targets.cold === null ? "" : `; cold first page ${verdict(ms("first page, cold"), targets.cold)}`) +
+      (targets.statusChange === null
+        ? ""
+        : `; status change, ${BRIEFS} briefs ${verdict(ms("status change"), targets.statusChange)}`),
   );
 }
 
@@ -218,7 +238,7 @@ async function main(): Promise<void> {
       "Filesystem inbox",
       new FilesystemStore(dir),
       briefs,
-      { pageWarm: 300, search: 1_000, cold: null },
+      { pageWarm: 300, search: 1_000, cold: null, statusChange: 300 },
       (list) => writeBriefsTo(dir, list),
     );
   } finally {
@@ -235,7 +255,7 @@ async function main(): Promise<void> {
       `Vercel Blob inbox (stand-in, ${LATENCY_MS} ms per call)`,
       store,
       briefs,
-      { pageWarm: 1_000, search: 2_000, cold: 10_000 },
+      { pageWarm: 1_000, search: 2_000, cold: 10_000, statusChange: null },
       async (list) => putBriefsIn(standIn, list),
     );
   } finally {

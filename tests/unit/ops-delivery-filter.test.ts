@@ -9,7 +9,7 @@ import { readAudit } from "@/lib/ops/audit";
 import { filterQuery, NO_FILTER, parseFilter } from "@/lib/ops/list-filter";
 import { searchBriefs } from "@/lib/ops/search";
 import { changeStatus } from "@/lib/ops/actions/brief-state";
-import { findBrief } from "@/lib/ops/reader";
+import { findBrief } from "@/lib/ops/find";
 import { storeBrief, storeUndelivered } from "../support/briefs";
 
 /**

@@ -9,13 +9,14 @@ import { markNotSpam } from "@/lib/ops/actions/not-spam";
 import { catalogPath, markStale, readCatalog, staleMarkPrefix } from "@/lib/ops/catalog";
 import { erase, planErase } from "@/lib/ops/erase";
 import { indexDeliveryChange } from "@/lib/ops/index-update";
-import { findBrief, monthNumber } from "@/lib/ops/reader";
+import { findBrief } from "@/lib/ops/find";
+import { monthNumber } from "@/lib/ops/reader";
 import { reindex } from "@/lib/ops/rebuild";
 import { applyRetention } from "@/lib/ops/retention";
 import { NO_FILTER, parseFilter } from "@/lib/ops/list-filter";
 import { searchBriefs } from "@/lib/ops/search";
 import { setStatus } from "@/lib/ops/state";
-import { indexPath, readMonthIndex } from "@/lib/ops/summary";
+import { indexPath, readMonthIndex } from "@/lib/ops/month-index";
 import { storeBrief } from "../support/briefs";
 import { deliveriesFor } from "../support/deliveries";
 

@@ -6,7 +6,7 @@ import { FilesystemStore } from "@/lib/store/filesystem";
 import { subscribe } from "@/lib/newsletter/subscribers";
 import { readAudit, recordAudit } from "@/lib/ops/audit";
 import { erase, planErase } from "@/lib/ops/erase";
-import { findBrief } from "@/lib/ops/reader";
+import { findBrief } from "@/lib/ops/find";
 import { NO_FILTER, parseFilter } from "@/lib/ops/list-filter";
 import { searchBriefs } from "@/lib/ops/search";
 import { addNote, noteProblem, setStatus } from "@/lib/ops/state";

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ObjectStore, StoreCallOptions } from "@/lib/store";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import { changeStatus } from "@/lib/ops/actions/brief-state";
-import { findBrief } from "@/lib/ops/reader";
+import { findBrief } from "@/lib/ops/find";
 import { type BriefFilter, type BriefPage, parseFilter } from "@/lib/ops/list-filter";
 import { searchBriefs } from "@/lib/ops/search";
 import { type BriefStatus, setStatus } from "@/lib/ops/state";

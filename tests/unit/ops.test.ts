@@ -11,7 +11,8 @@ import { clip, printable, wrap } from "@/lib/ops-cli/text";
 import { csvCell, csvRecord } from "@/lib/ops/csv";
 import { InboxRecordError } from "@/lib/ops/errors";
 import { deliveryStatus } from "@/lib/ops/labels";
-import { findBrief, readBriefs } from "@/lib/ops/reader";
+import { findBrief } from "@/lib/ops/find";
+import { readBriefs } from "@/lib/ops/reader";
 import { parseBriefRecord, parseDelivery, type StoredBrief } from "@/lib/ops/records";
 import { NEW_STATE } from "@/lib/ops/state";
 import {

@@ -126,8 +126,9 @@ async function listAround(
 
 /**
  * /inbox/<reference>: every field, the attachment, the notifications, the status and the notes.
- * The brief comes first in the page's order (the skip link and a few Tabs reach its status,
- * notifications and notes); the list it was opened from follows, beside it on a wide screen.
+ * The brief comes first in the page's order: the skip link lands on its heading, past the steps
+ * through the list, so the next Tab is its first control (a status, or "Not spam"); the list it
+ * was opened from follows, beside it on a wide screen (placed there by the grid, read after it).
  */
 export default async function BriefPage({
   params,
@@ -165,7 +166,7 @@ export default async function BriefPage({
   };
 
   return (
-    <InboxShell actor={actor} current={spam ? "spam" : "inbox"}>
+    <InboxShell actor={actor} current={spam ? "spam" : "inbox"} skipTo="brief">
       <div className="grid grid-cols-1 gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
         <article
           data-open-brief={spam ? undefined : record.reference}
@@ -175,7 +176,9 @@ export default async function BriefPage({
           <BriefSteps listHref={listHref} previous={list.previous} next={list.next} />
           {done ? <Notice tone="success">{done}</Notice> : null}
           {failed ? <Notice tone="danger">{failed}</Notice> : null}
-          <header className="flex flex-wrap items-center gap-3">
+          {/* Where "Skip to content" lands: past the steps through the list, so the next Tab is the
+              brief's first control. */}
+          <header id="brief" tabIndex={-1} className="flex flex-wrap items-center gap-3 focus:outline-none">
             <h1 id="brief-title" className="text-xl font-bold tracking-tight text-ink">
               {visibleText(record.name)}
               {record.company ? (

@@ -3,7 +3,7 @@ import { parseReference } from "../../reference";
 import { recordAudit } from "../audit";
 import type { Acting, InboxStore } from "../deps";
 import { indexStateChange } from "../index-update";
-import { findBrief } from "../reader";
+import { findBrief } from "../find";
 import type { StoredBrief } from "../records";
 import { addNote, BRIEF_STATUSES, type BriefState, isBriefStatus, noteProblem, setStatus } from "../state";
 
