@@ -1,4 +1,3 @@
-import Link from "next/link";
 import { BriefFilters, BriefRows, filterIsSet, Pager, StatusCounts } from "@/components/inbox/brief-list";
 import { DeliveryCounts } from "@/components/inbox/delivery-marks";
 import { IndexCoverage } from "@/components/inbox/index-coverage";
@@ -24,13 +23,14 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
     <InboxShell actor={actor} current="inbox">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-xl font-bold tracking-tight text-ink">Briefs</h1>
-        <Link
+        {/* A plain link, not next/link: the router would first fetch the route for a page (one
+            audited export) and then load it for real (a second one). */}
+        <a
           href={`/inbox/export.csv${filterQuery(filter).size > 0 ? `?${filterQuery(filter).toString()}` : ""}`}
           className="text-sm font-medium text-accent hover:text-accent-strong focus-visible:outline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
-          prefetch={false}
         >
           Export these as CSV
-        </Link>
+        </a>
       </div>
       <div className="mt-3 flex flex-col gap-3">
         <BriefFilters action="/inbox" filter={filter} />
