@@ -1,0 +1,94 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { init } from "@/package/cli/init";
+import { SITE_ROUTES } from "@/package/cli/routes";
+
+const ROOT = path.resolve(".");
+const folders: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+
+/** An empty project with the given App Router folder (none: `null`). */
+async function project(appDir: string | null): Promise<{ cwd: string }> {
+  const cwd = await mkdtemp(path.join(tmpdir(), "init-"));
+  folders.push(cwd);
+  if (appDir !== null) await mkdir(path.join(cwd, appDir), { recursive: true });
+  return { cwd };
+}
+
+/** What `init` prints. */
+function output(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join("") };
+}
+
+describe("studio-intake init", () => {
+  it("writes this site's own route files, byte for byte", async () => {
+    const { cwd } = await project("app");
+    const { stream } = output();
+    const result = await init({ cwd, inbox: false, stdout: stream });
+    expect(result.skipped).toEqual([]);
+    expect(result.written).toHaveLength(SITE_ROUTES.length);
+    for (const route of SITE_ROUTES) {
+      const written = await readFile(path.join(cwd, "app", route.path), "utf8");
+      expect(written, route.path).toBe(await readFile(path.join(ROOT, "app", route.path), "utf8"));
+    }
+  });
+
+  it("re-exports only handlers the package exports", async () => {
+    const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
+    for (const route of SITE_ROUTES) {
+      expect(Object.keys(manifest.exports)).toContain(`./next/${route.handler}`);
+      expect(existsSync(path.join(ROOT, "package", "next", `${route.handler}.ts`)), route.handler).toBe(true);
+    }
+  });
+
+  it("never overwrites a file, names what it skipped, and a second run changes nothing", async () => {
+    const { cwd } = await project(path.join("src", "app"));
+    const own = path.join(cwd, "src", "app", "api", "health", "route.ts");
+    await mkdir(path.dirname(own), { recursive: true });
+    await writeFile(own, "// the site's own health route\n");
+
+    const first = output();
+    const result = await init({ cwd, inbox: false, stdout: first.stream });
+    expect(result.appDir).toBe(path.join("src", "app"));
+    expect(result.skipped).toEqual([path.join("src", "app", "api", "health", "route.ts")]);
+    expect(result.written).toHaveLength(SITE_ROUTES.length - 1);
+    expect(await readFile(own, "utf8")).toBe("// the site's own health route\n");
+    expect(first.text()).toContain(`Skipped (already there, left as they are):\n  ${result.skipped[0]}`);
+    expect(first.text()).toMatch(/SMTP_URL=.*\n.*EMAIL_FROM=.*\n.*EMAIL_TO=/);
+
+    const second = output();
+    const again = await init({ cwd, inbox: false, stdout: second.stream });
+    expect(again.written).toEqual([]);
+    expect(again.skipped).toHaveLength(SITE_ROUTES.length);
+    expect(second.text()).not.toContain("Wrote:");
+  });
+
+  it("prefers app/ to src/app/, as Next does, and refuses a folder with neither", async () => {
+    const { cwd } = await project("app");
+    await mkdir(path.join(cwd, "src", "app"), { recursive: true });
+    const result = await init({ cwd, inbox: false, stdout: output().stream });
+    expect(result.appDir).toBe("app");
+    expect(existsSync(path.join(cwd, "src", "app", "api"))).toBe(false);
+
+    const empty = await project(null);
+    await expect(init({ cwd: empty.cwd, inbox: false, stdout: output().stream })).rejects.toThrow(
+      /No app\/ or src\/app\/ folder/,
+    );
+  });
+});
