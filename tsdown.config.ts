@@ -6,7 +6,12 @@ import { defineConfig } from "tsdown";
  * the site's code as it does its own), with the `@/` imports made relative.
  */
 export default defineConfig({
-  entry: ["package/next/*.ts", "package/react/index.ts", "package/cli/studio-intake.ts"],
+  entry: [
+    "package/next/*.ts",
+    "package/next/pages/*.tsx",
+    "package/react/index.ts",
+    "package/cli/studio-intake.ts",
+  ],
   unbundle: true,
   format: "esm",
   platform: "node",

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { routeFileText, SITE_ROUTES } from "./routes";
 
@@ -28,25 +28,51 @@ export function findAppDir(cwd: string): string | null {
 }
 
 /**
- * Writes the route files the package's handlers need, each only where no file is yet: a file that
- * exists is the site's own (or an earlier run's), never overwritten, so running it twice is
- * harmless.
+ * The page and route files under `appDir`, by the URL path each answers: route groups (`(site)`)
+ * are not part of it, so a page the site keeps in a group still counts as there.
+ */
+export async function filesByUrl(cwd: string, appDir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const entries = await readdir(path.join(cwd, appDir), { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !/^(page|route)\.(ts|tsx|js|jsx|mjs)$/.test(entry.name)) continue;
+    const file = path.relative(cwd, path.join(entry.parentPath, entry.name));
+    found.set(urlOf(path.relative(path.join(cwd, appDir), entry.parentPath)), file);
+  }
+  return found;
+}
+
+function urlOf(folder: string): string {
+  const segments = folder.split(path.sep).filter((segment) => segment !== "" && !/^\(.*\)$/.test(segment));
+  return `/${segments.join("/")}`;
+}
+
+/**
+ * Writes the route files the package's handlers need, each only where the site answers nothing
+ * yet: a page or route already at that URL is the site's own (or an earlier run's), never
+ * overwritten, so running it twice is harmless.
  */
 export async function init({ cwd, stdout }: InitOptions): Promise<InitResult> {
   const appDir = findAppDir(cwd);
   if (appDir === null)
     throw new Error("No app/ or src/app/ folder here: run it in a Next.js App Router project.");
+  const existing = await filesByUrl(cwd, appDir);
   const written: string[] = [];
   const skipped: string[] = [];
   for (const route of SITE_ROUTES) {
-    const relative = path.join(appDir, route.path);
+    const relative = path.join(route.besideApp ? path.dirname(appDir) : appDir, route.path);
     const full = path.join(cwd, relative);
-    if (existsSync(full)) {
-      skipped.push(relative);
+    const there = route.besideApp
+      ? existsSync(full)
+        ? relative
+        : undefined
+      : existing.get(urlOf(path.dirname(route.path)));
+    if (there !== undefined) {
+      skipped.push(there);
       continue;
     }
     await mkdir(path.dirname(full), { recursive: true });
-    // `wx`: a file that appeared since the check is still not overwritten.
+    // `wx`: a file that appeared since the look is still not overwritten.
     await writeFile(full, routeFileText(route), { flag: "wx" });
     written.push(relative);
   }

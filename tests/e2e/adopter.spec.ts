@@ -55,10 +55,16 @@ test.beforeAll(async () => {
   expect(await readFile(join(site, "app/api/contact/route.ts"), "utf8")).toBe(
     'export { POST } from "studio-intake/next/contact";\n',
   );
+  // Idempotent: a second run writes nothing and names every file as already there.
+  expect(await sh(site, "npx", ["studio-intake", "init"])).not.toContain("Wrote:");
   await sh(site, "npx", ["next", "build"]);
 
+  // Nothing may answer there yet: the test must talk to the server it started.
+  expect(await fetch(`${URL}/api/health`).catch(() => null)).toBeNull();
   smtp = await startSmtpServer();
-  server = spawn("npx", ["next", "start", "--port", String(PORT), "--hostname", "127.0.0.1"], {
+  // Next's own bin under node, not through npx: the process killed at the end is the server itself.
+  const next = join(site, "node_modules/next/dist/bin/next");
+  server = spawn(process.execPath, [next, "start", "--port", String(PORT), "--hostname", "127.0.0.1"], {
     cwd: site,
     stdio: "inherit",
     env: {
@@ -79,7 +85,11 @@ test.beforeAll(async () => {
 });
 
 test.afterAll(async () => {
-  server?.kill();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server?.once("exit", resolve));
+    server.kill();
+    await exited;
+  }
   await smtp?.stop();
   if (folder) await rm(folder, { recursive: true, force: true });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { init } from "@/package/cli/init";
+import { filesByUrl, init } from "@/package/cli/init";
 import { SITE_ROUTES } from "@/package/cli/routes";
 
 const ROOT = path.resolve(".");
@@ -35,26 +35,41 @@ function output(): { stream: Writable; text: () => string } {
 }
 
 describe("studio-intake init", () => {
-  it("writes this site's own route files, byte for byte", async () => {
+  it("writes this site's own route files and link pages, byte for byte", async () => {
     const { cwd } = await project("app");
-    const { stream } = output();
-    const result = await init({ cwd, inbox: false, stdout: stream });
+    const result = await init({ cwd, inbox: false, stdout: output().stream });
     expect(result.skipped).toEqual([]);
     expect(result.written).toHaveLength(SITE_ROUTES.length);
+    // The site keeps its pages in a route group, `(site)`: the same URL, so the same file.
+    const site = await filesByUrl(ROOT, "app");
     for (const route of SITE_ROUTES) {
-      const written = await readFile(path.join(cwd, "app", route.path), "utf8");
-      expect(written, route.path).toBe(await readFile(path.join(ROOT, "app", route.path), "utf8"));
+      const url = `/${path.dirname(route.path)}`;
+      const own = route.besideApp ? route.path : site.get(url);
+      expect(own, `this site has nothing at ${url}`).toBeDefined();
+      const written = await readFile(path.join(cwd, route.besideApp ? "" : "app", route.path), "utf8");
+      expect(written, route.path).toBe(await readFile(path.join(ROOT, own ?? ""), "utf8"));
     }
   });
 
-  it("re-exports only handlers the package exports", async () => {
+  it("re-exports only modules the package exports", async () => {
     const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as {
       exports: Record<string, unknown>;
     };
     for (const route of SITE_ROUTES) {
-      expect(Object.keys(manifest.exports)).toContain(`./next/${route.handler}`);
-      expect(existsSync(path.join(ROOT, "package", "next", `${route.handler}.ts`)), route.handler).toBe(true);
+      expect(Object.keys(manifest.exports)).toContain(`./${route.module}`);
+      const source = path.join(ROOT, "package", route.module);
+      expect(existsSync(`${source}.ts`) || existsSync(`${source}.tsx`), route.module).toBe(true);
     }
+  });
+
+  it("leaves a URL the site already answers in a route group alone", async () => {
+    const { cwd } = await project("app");
+    const own = path.join(cwd, "app", "(marketing)", "thank-you", "page.tsx");
+    await mkdir(path.dirname(own), { recursive: true });
+    await writeFile(own, "export default function Thanks() { return null; }\n");
+    const result = await init({ cwd, inbox: false, stdout: output().stream });
+    expect(result.skipped).toEqual([path.join("app", "(marketing)", "thank-you", "page.tsx")]);
+    expect(existsSync(path.join(cwd, "app", "thank-you"))).toBe(false);
   });
 
   it("never overwrites a file, names what it skipped, and a second run changes nothing", async () => {
@@ -66,6 +81,7 @@ describe("studio-intake init", () => {
     const first = output();
     const result = await init({ cwd, inbox: false, stdout: first.stream });
     expect(result.appDir).toBe(path.join("src", "app"));
+    expect(result.written).toContain(path.join("src", "instrumentation.ts"));
     expect(result.skipped).toEqual([path.join("src", "app", "api", "health", "route.ts")]);
     expect(result.written).toHaveLength(SITE_ROUTES.length - 1);
     expect(await readFile(own, "utf8")).toBe("// the site's own health route\n");
