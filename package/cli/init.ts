@@ -6,7 +6,6 @@ import { routeFileText, SITE_ROUTES } from "./routes";
 export interface InitOptions {
   /** The project's folder (where its package.json is). */
   cwd: string;
-  inbox: boolean;
   stdout: NodeJS.WritableStream;
 }
 

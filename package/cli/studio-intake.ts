@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
- * `studio-intake`, the package's command: `init [--inbox]` writes the route files into the site
+ * `studio-intake`, the package's command: `init` writes the route files into the site
  * it runs in; `inbox <command>` is the ops tool, on that site's environment and .env files.
  */
 import { init } from "./init";
 import { runInbox } from "./inbox";
 
 const USAGE = `Usage:
-  studio-intake init [--inbox]   write the route files into app/ (or src/app/); never overwrites
+  studio-intake init             write the route files into app/ (or src/app/); never overwrites
   studio-intake inbox <command>  the ops inbox tool (studio-intake inbox --help)
 `;
 
@@ -15,12 +15,16 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "inbox") return runInbox(rest);
   if (command === "init") {
-    const unknown = rest.filter((arg) => arg !== "--inbox");
-    if (unknown.length > 0) {
-      process.stderr.write(`Unknown option ${unknown[0]}.\n${USAGE}`);
+    // The inbox's pages are still this site's own (app/inbox), not yet in the package.
+    if (rest.includes("--inbox")) {
+      process.stderr.write("--inbox is not available yet: the inbox's pages are not in the package.\n");
       return 2;
     }
-    await init({ cwd: process.cwd(), inbox: rest.includes("--inbox"), stdout: process.stdout });
+    if (rest.length > 0) {
+      process.stderr.write(`Unknown option ${rest[0]}.\n${USAGE}`);
+      return 2;
+    }
+    await init({ cwd: process.cwd(), stdout: process.stdout });
     return 0;
   }
   if (command === "--help" || command === "-h") {

@@ -37,7 +37,7 @@ function output(): { stream: Writable; text: () => string } {
 describe("studio-intake init", () => {
   it("writes this site's own route files and link pages, byte for byte", async () => {
     const { cwd } = await project("app");
-    const result = await init({ cwd, inbox: false, stdout: output().stream });
+    const result = await init({ cwd, stdout: output().stream });
     expect(result.skipped).toEqual([]);
     expect(result.written).toHaveLength(SITE_ROUTES.length);
     // The site keeps its pages in a route group, `(site)`: the same URL, so the same file.
@@ -67,7 +67,7 @@ describe("studio-intake init", () => {
     const own = path.join(cwd, "app", "(marketing)", "thank-you", "page.tsx");
     await mkdir(path.dirname(own), { recursive: true });
     await writeFile(own, "export default function Thanks() { return null; }\n");
-    const result = await init({ cwd, inbox: false, stdout: output().stream });
+    const result = await init({ cwd, stdout: output().stream });
     expect(result.skipped).toEqual([path.join("app", "(marketing)", "thank-you", "page.tsx")]);
     expect(existsSync(path.join(cwd, "app", "thank-you"))).toBe(false);
   });
@@ -79,7 +79,7 @@ describe("studio-intake init", () => {
     await writeFile(own, "// the site's own health route\n");
 
     const first = output();
-    const result = await init({ cwd, inbox: false, stdout: first.stream });
+    const result = await init({ cwd, stdout: first.stream });
     expect(result.appDir).toBe(path.join("src", "app"));
     expect(result.written).toContain(path.join("src", "instrumentation.ts"));
     expect(result.skipped).toEqual([path.join("src", "app", "api", "health", "route.ts")]);
@@ -89,7 +89,7 @@ describe("studio-intake init", () => {
     expect(first.text()).toMatch(/SMTP_URL=.*\n.*EMAIL_FROM=.*\n.*EMAIL_TO=/);
 
     const second = output();
-    const again = await init({ cwd, inbox: false, stdout: second.stream });
+    const again = await init({ cwd, stdout: second.stream });
     expect(again.written).toEqual([]);
     expect(again.skipped).toHaveLength(SITE_ROUTES.length);
     expect(second.text()).not.toContain("Wrote:");
@@ -98,12 +98,12 @@ describe("studio-intake init", () => {
   it("prefers app/ to src/app/, as Next does, and refuses a folder with neither", async () => {
     const { cwd } = await project("app");
     await mkdir(path.join(cwd, "src", "app"), { recursive: true });
-    const result = await init({ cwd, inbox: false, stdout: output().stream });
+    const result = await init({ cwd, stdout: output().stream });
     expect(result.appDir).toBe("app");
     expect(existsSync(path.join(cwd, "src", "app", "api"))).toBe(false);
 
     const empty = await project(null);
-    await expect(init({ cwd: empty.cwd, inbox: false, stdout: output().stream })).rejects.toThrow(
+    await expect(init({ cwd: empty.cwd, stdout: output().stream })).rejects.toThrow(
       /No app\/ or src\/app\/ folder/,
     );
   });
