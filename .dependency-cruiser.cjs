@@ -2,12 +2,20 @@
  * The import rules (`npm run lint:deps`): arrows point down only. No cycles; `lib/` never reaches
  * up into the pages or their components; and the composition root (`lib/services.ts`, where the
  * drivers are chosen from config) is imported only at the edges that start work: the routes and
- * pages, the command-line scripts, the start-up, and the tests. A feature that needs a service
- * takes it as an argument instead.
+ * pages (and the package's route handlers in package/next/ they re-export), the command-line
+ * scripts and package/cli/, the start-up, and the tests. A feature that needs a service takes it
+ * as an argument instead.
  */
 
 /** Where `lib/services.ts` may be imported from. */
-const EDGES = ["^app/", "^scripts/", "^tests/", "^lib/startup\\.ts$", "^instrumentation\\.ts$"];
+const EDGES = [
+  "^app/",
+  "^package/(next|cli)/",
+  "^scripts/",
+  "^tests/",
+  "^lib/startup\\.ts$",
+  "^instrumentation\\.ts$",
+];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -39,7 +47,8 @@ module.exports = {
       name: "composition-root-at-the-edge",
       severity: "error",
       comment:
-        "lib/services.ts is imported only by app/, scripts/, lib/startup.ts, instrumentation.ts and " +
+        "lib/services.ts is imported only by app/, package/next/, package/cli/, scripts/, lib/startup.ts, " +
+        "instrumentation.ts and " +
         "the tests (components get what they need as props).",
       from: { pathNot: [...EDGES, "^lib/"] },
       to: { path: "^lib/services\\.ts$" },

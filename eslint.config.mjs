@@ -38,6 +38,7 @@ const config = [
       ".next/**",
       "node_modules/**",
       ".data/**",
+      "dist/**",
       "next-env.d.ts",
       "test-results/**",
       "playwright-report/**",
@@ -60,9 +61,9 @@ const config = [
     },
   },
   {
-    // The inbox tool (scripts/inbox.ts) runs lib/ with tsx from ops' own working directory, where
-    // no tsconfig.json gives the "@/" alias: lib/ imports lib/ by relative path.
-    files: ["lib/**/*.ts", "lib/**/*.tsx"],
+    // The inbox tool (scripts/inbox.ts) runs package/cli/ and lib/ with tsx from ops' own working
+    // directory, where no tsconfig.json gives the "@/" alias: they import by relative path.
+    files: ["lib/**/*.ts", "lib/**/*.tsx", "package/cli/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -70,7 +71,10 @@ const config = [
           ...RUNTIME_HACKS,
           patterns: [
             PACKAGE_INTERNALS,
-            { group: ["@/*"], message: "lib/ imports by relative path (see eslint.config.mjs)." },
+            {
+              group: ["@/*"],
+              message: "lib/ and package/cli/ import by relative path (see eslint.config.mjs).",
+            },
           ],
         },
       ],

@@ -1,7 +1,1 @@
-/** Runs once when the server starts: see lib/startup.ts. */
-export async function register(): Promise<void> {
-  if (process.env.NEXT_RUNTIME === "nodejs") {
-    const { startUp } = await import("./lib/startup");
-    startUp();
-  }
-}
+export { register } from "studio-intake/next/instrumentation";

@@ -46,8 +46,10 @@ export default defineConfig({
     {
       name: "chromium",
       use: { browserName: "chromium" },
-      testIgnore: [/blob-.*\.spec\.ts$/, /turnstile\.spec\.ts$/],
+      testIgnore: [/blob-.*\.spec\.ts$/, /turnstile\.spec\.ts$/, /adopter\.spec\.ts$/],
     },
+    // Another site adopting the packed package: its own install, build and server (minutes).
+    { name: "adopter", testMatch: /adopter\.spec\.ts$/, use: { browserName: "chromium" } },
     // The Vercel Blob inbox: files are uploaded ahead of the form, to a stand-in for Blob.
     {
       name: "chromium-blob",

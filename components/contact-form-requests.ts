@@ -32,12 +32,13 @@ async function readAnswer(response: Response): Promise<Answer> {
  * needs the status and `Retry-After` to say what happened. Returns the path, or the refusal.
  */
 export async function uploadAhead(
+  tokenUrl: string,
   file: File,
   humanToken: string | null,
   onProgress: (fraction: number) => void,
 ): Promise<string | Answer> {
   const pathname = stagedUploadPath(newStagingId(), file.name);
-  const response = await fetch("/api/contact/upload", {
+  const response = await fetch(tokenUrl, {
     method: "POST",
     headers: { "Content-Type": "application/json", Accept: "application/json" },
     body: JSON.stringify({
@@ -63,10 +64,14 @@ export async function uploadAhead(
 }
 
 /** XHR rather than fetch: only XHR reports upload progress. */
-export function postBrief(form: FormData, onProgress: (fraction: number) => void): Promise<Answer> {
+export function postBrief(
+  url: string,
+  form: FormData,
+  onProgress: (fraction: number) => void,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
-    request.open("POST", "/api/contact");
+    request.open("POST", url);
     request.setRequestHeader("Accept", "application/json");
     request.upload.addEventListener("progress", (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);

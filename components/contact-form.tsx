@@ -1,5 +1,6 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import {
   ATTACHMENT_ACCEPT,
@@ -40,6 +41,13 @@ export interface ContactFormProps {
   initialMessage?: string;
   /** The path the form is rendered at: what a browser without JavaScript sends as `page`. */
   page?: string;
+  /** Where the brief is posted (`POST /api/contact`); its file's upload token comes from `<action>/upload`. */
+  action?: string;
+  /**
+   * Where the browser goes once the brief is stored, with `?reference=`; unset, the form says so
+   * in its place. A browser without JavaScript is sent to `/thank-you` by the server.
+   */
+  thankYouPath?: string;
 }
 
 /** Checks the form in the browser with the same schema the server uses. */
@@ -66,8 +74,15 @@ function validate(data: FormData): Errors {
  * for whichever step comes next: `upload` while a chosen file is still to be uploaded, then, once
  * it is, it switches to `contact` and the form waits for that token before sending.
  */
-export function ContactForm({ initialErrors = {}, initialMessage, page }: ContactFormProps) {
+export function ContactForm({
+  initialErrors = {},
+  initialMessage,
+  page,
+  action = "/api/contact",
+  thankYouPath,
+}: ContactFormProps) {
   const idPrefix = `contact${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
+  const router = useRouter();
   const formRef = useRef<HTMLFormElement>(null);
   const sentHeadingRef = useRef<HTMLHeadingElement>(null);
   /** The last file uploaded ahead of the form, so sending again after a refusal does not upload it twice. */
@@ -160,7 +175,7 @@ export function ContactForm({ initialErrors = {}, initialMessage, page }: Contac
         if (uploaded.current?.file === chosen) {
           staged = uploaded.current.path;
         } else {
-          staged = await uploadAhead(chosen, humanToken, showProgress);
+          staged = await uploadAhead(`${action}/upload`, chosen, humanToken, showProgress);
           if (typeof staged !== "string") {
             human.reset();
             refused(staged, true);
@@ -181,9 +196,14 @@ export function ContactForm({ initialErrors = {}, initialMessage, page }: Contac
         showProgress(1);
       }
       if (humanToken !== null) data.set(TOKEN_FIELD, humanToken);
-      const answer = await postBrief(data, directUpload ? () => {} : showProgress);
+      const answer = await postBrief(action, data, directUpload ? () => {} : showProgress);
       if (answer.status === 200 && answer.body?.reference) {
-        setStatus({ kind: "sent", reference: answer.body.reference });
+        const { reference } = answer.body;
+        if (thankYouPath !== undefined) {
+          router.push(`${thankYouPath}?reference=${encodeURIComponent(reference)}`);
+          return;
+        }
+        setStatus({ kind: "sent", reference });
         return;
       }
       human.reset();
@@ -252,7 +272,7 @@ export function ContactForm({ initialErrors = {}, initialMessage, page }: Contac
   return (
     <form
       ref={formRef}
-      action="/api/contact"
+      action={action}
       method="post"
       encType="multipart/form-data"
       noValidate

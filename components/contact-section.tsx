@@ -1,4 +1,4 @@
-import { DeferredContactForm } from "./deferred-forms";
+import { ContactForm } from "studio-intake/react";
 import { contactErrorMessage } from "./form-messages";
 import { NoScriptHumanCheckNote } from "./no-script-human-check-note";
 import type { ContactFormReturn } from "@/lib/contact/redirect";
@@ -28,7 +28,7 @@ export function ContactSection({
       </p>
       {returned?.code === "challenge_failed" ? <NoScriptHumanCheckNote /> : null}
       <div className="mt-10">
-        <DeferredContactForm
+        <ContactForm
           initialErrors={returned?.errors}
           initialMessage={returned ? contactErrorMessage(returned.code, returned.retryAfter) : undefined}
           page={page}

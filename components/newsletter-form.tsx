@@ -41,6 +41,8 @@ export interface NewsletterFormProps {
   title?: string;
   /** The path the form is rendered at, sent as `page` by a browser without JavaScript (the footer cannot know it). */
   page?: string;
+  /** Where the subscription is posted (`POST /api/newsletter`). */
+  action?: string;
 }
 
 export function NewsletterForm({
@@ -50,6 +52,7 @@ export function NewsletterForm({
   headingLevel: Heading = "h2",
   title = "Newsletter",
   page,
+  action = "/api/newsletter",
 }: NewsletterFormProps) {
   const idPrefix = `newsletter${useId().replace(/[^a-zA-Z0-9]/g, "")}`;
   const formRef = useRef<HTMLFormElement>(null);
@@ -105,7 +108,7 @@ export function NewsletterForm({
     }
     setStatus({ kind: "sending" });
     try {
-      const response = await fetch("/api/newsletter", {
+      const response = await fetch(action, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify(humanToken === null ? request : { ...request, [TOKEN_FIELD]: humanToken }),
@@ -135,7 +138,7 @@ export function NewsletterForm({
   return (
     <form
       ref={formRef}
-      action="/api/newsletter"
+      action={action}
       method="post"
       noValidate
       onSubmit={onSubmit}

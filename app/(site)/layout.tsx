@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { DeferredNewsletterForm } from "@/components/deferred-forms";
+import { NewsletterForm } from "studio-intake/react";
 import { VisitTracker } from "@/components/visit-tracker";
 
 /**
@@ -63,7 +63,7 @@ export default function SiteLayout({ children }: { children: ReactNode }) {
               platforms.
             </p>
           </div>
-          <DeferredNewsletterForm />
+          <NewsletterForm />
         </div>
         <p className="mx-auto max-w-6xl px-5 pb-8 text-xs text-muted sm:px-8">
           © {new Date().getFullYear()} Northwind Studio

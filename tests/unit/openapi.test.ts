@@ -68,7 +68,14 @@ async function routeHandlers(): Promise<string[]> {
     const exported = [
       ...source.matchAll(/export\s+(?:async\s+)?function\s+([A-Z]+)\b/g),
       ...source.matchAll(/export\s+const\s+([A-Z]+)\s*=/g),
-    ].map((match) => match[1]);
+    ]
+      .map((match) => match[1])
+      // `export { GET, POST } from "studio-intake/next/…"`: a route file as `init` writes it.
+      .concat(
+        [...source.matchAll(/export\s*\{([^}]*)\}\s*from/g)].flatMap((m) =>
+          (m[1] ?? "").split(",").map((name) => name.trim()),
+        ),
+      );
     for (const method of exported)
       if (method && HTTP_METHODS.includes(method) && !refusing.has(method))
         handlers.push(`${method} ${path}`);

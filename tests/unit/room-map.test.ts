@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 const root = resolve(__dirname, "../..");
 
 /** The folders the room map covers, each with every folder under it. */
-const MAPPED_ROOTS = ["app", "lib", "components", "scripts"];
+const MAPPED_ROOTS = ["app", "package", "lib", "components", "scripts"];
 
 /** Every folder under `folder` (itself included), as repository paths with a trailing slash. */
 function foldersUnder(folder: string): string[] {

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { newsletterErrorMessage } from "@/components/form-messages";
 import { NoScriptHumanCheckNote } from "@/components/no-script-human-check-note";
-import { DeferredNewsletterForm } from "@/components/deferred-forms";
+import { NewsletterForm } from "studio-intake/react";
 
 export const metadata: Metadata = { title: "Newsletter", robots: { index: false } };
 
@@ -23,7 +23,7 @@ export default async function NewsletterPage({ searchParams }: { searchParams: P
   return (
     <section className="mx-auto max-w-xl px-5 py-24 sm:px-8">
       {code === "challenge_failed" ? <NoScriptHumanCheckNote /> : null}
-      <DeferredNewsletterForm
+      <NewsletterForm
         headingLevel="h1"
         title="Subscribe to our newsletter"
         page="/newsletter"

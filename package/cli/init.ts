@@ -1,0 +1,101 @@
+import { existsSync, statSync } from "node:fs";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { routeFileText, SITE_ROUTES } from "./routes";
+
+export interface InitOptions {
+  /** The project's folder (where its package.json is). */
+  cwd: string;
+  stdout: NodeJS.WritableStream;
+}
+
+export interface InitResult {
+  /** The App Router folder written into, relative to `cwd`. */
+  appDir: string;
+  /** Paths relative to `cwd`. */
+  written: string[];
+  skipped: string[];
+}
+
+/** The App Router folder: `app/`, else `src/app/` (the order Next itself looks in). */
+export function findAppDir(cwd: string): string | null {
+  for (const candidate of ["app", path.join("src", "app")]) {
+    const full = path.join(cwd, candidate);
+    if (existsSync(full) && statSync(full).isDirectory()) return candidate;
+  }
+  return null;
+}
+
+/**
+ * The page and route files under `appDir`, by the URL path each answers: route groups (`(site)`)
+ * are not part of it, so a page the site keeps in a group still counts as there.
+ */
+export async function filesByUrl(cwd: string, appDir: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const entries = await readdir(path.join(cwd, appDir), { recursive: true, withFileTypes: true });
+  for (const entry of entries) {
+    if (!entry.isFile() || !/^(page|route)\.(ts|tsx|js|jsx|mjs)$/.test(entry.name)) continue;
+    const file = path.relative(cwd, path.join(entry.parentPath, entry.name));
+    found.set(urlOf(path.relative(path.join(cwd, appDir), entry.parentPath)), file);
+  }
+  return found;
+}
+
+function urlOf(folder: string): string {
+  const segments = folder.split(path.sep).filter((segment) => segment !== "" && !/^\(.*\)$/.test(segment));
+  return `/${segments.join("/")}`;
+}
+
+/**
+ * Writes the route files the package's handlers need, each only where the site answers nothing
+ * yet: a page or route already at that URL is the site's own (or an earlier run's), never
+ * overwritten, so running it twice is harmless.
+ */
+export async function init({ cwd, stdout }: InitOptions): Promise<InitResult> {
+  const appDir = findAppDir(cwd);
+  if (appDir === null)
+    throw new Error("No app/ or src/app/ folder here: run it in a Next.js App Router project.");
+  const existing = await filesByUrl(cwd, appDir);
+  const written: string[] = [];
+  const skipped: string[] = [];
+  for (const route of SITE_ROUTES) {
+    const relative = path.join(route.besideApp ? path.dirname(appDir) : appDir, route.path);
+    const full = path.join(cwd, relative);
+    const there = route.besideApp
+      ? existsSync(full)
+        ? relative
+        : undefined
+      : existing.get(urlOf(path.dirname(route.path)));
+    if (there !== undefined) {
+      skipped.push(there);
+      continue;
+    }
+    await mkdir(path.dirname(full), { recursive: true });
+    // `wx`: a file that appeared since the look is still not overwritten.
+    await writeFile(full, routeFileText(route), { flag: "wx" });
+    written.push(relative);
+  }
+  stdout.write(report({ appDir, written, skipped }));
+  return { appDir, written, skipped };
+}
+
+function report({ written, skipped }: InitResult): string {
+  const lines: string[] = [];
+  if (written.length > 0) lines.push("Wrote:", ...written.map((file) => `  ${file}`));
+  if (skipped.length > 0)
+    lines.push("Skipped (already there, left as they are):", ...skipped.map((file) => `  ${file}`));
+  lines.push(
+    "",
+    "Set in the environment (or .env.local) for briefs to reach you by email:",
+    "  SMTP_URL=smtps://<user>:<password>@<mail server>:465",
+    "  EMAIL_FROM=Studio Intake <intake@your.site>",
+    "  EMAIL_TO=ops@your.site",
+    "and in production:",
+    "  SITE_URL=https://your.site",
+    "  IP_HASH_SALT=<a long random string>",
+    "  BLOB_READ_WRITE_TOKEN=<a private Vercel Blob store's token, when more than one instance runs>",
+    "Every variable is in node_modules/studio-intake/README.md and its .env.example.",
+    "",
+  );
+  return lines.join("\n");
+}

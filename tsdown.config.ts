@@ -1,0 +1,22 @@
+import { defineConfig } from "tsdown";
+
+/**
+ * The npm package `studio-intake` (package.json `exports`, `bin`): unbundled, so `dist/` keeps the
+ * source's module structure (each client module keeps its "use client" directive, and Next bundles
+ * the site's code as it does its own), with the `@/` imports made relative.
+ */
+export default defineConfig({
+  entry: [
+    "package/next/*.ts",
+    "package/next/pages/*.tsx",
+    "package/react/index.ts",
+    "package/cli/studio-intake.ts",
+  ],
+  unbundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  dts: true,
+  outDir: "dist",
+  tsconfig: "tsconfig.json",
+});
