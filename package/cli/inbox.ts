@@ -1,7 +1,13 @@
-import nextEnv from "@next/env";
+import * as nextEnvModule from "@next/env";
 import { getConfig } from "../../lib/config";
 import { runInboxTool } from "../../lib/ops-cli";
 import { createInboxServices } from "../../lib/services";
+
+/**
+ * `@next/env` is CommonJS whose names Node's ESM loader cannot see (the compiled bin finds them on
+ * its default export only), while tsx (`npm run inbox`, CommonJS) gives them by name.
+ */
+const nextEnv = (nextEnvModule as { default?: typeof nextEnvModule }).default ?? nextEnvModule;
 
 /**
  * The ops inbox tool on this process (see `--help` and docs/operations.md): the work is in lib/ops,
@@ -10,7 +16,6 @@ import { createInboxServices } from "../../lib/services";
  */
 export async function runInbox(argv: readonly string[]): Promise<number> {
   // The same .env files `next start` reads from this directory (the environment wins over them).
-  // A default import: the package is CommonJS, whose names Node's ESM loader cannot always see.
   nextEnv.loadEnvConfig(process.cwd());
 
   // Piped into `head` and the like: the reader has gone, which is not a failure of the command.
