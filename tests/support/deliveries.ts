@@ -1,3 +1,4 @@
+import type { BriefRecord } from "@/lib/briefs";
 import { Deliveries, type DeliveriesDeps, type GaveUp } from "@/lib/deliveries";
 import type { ObjectStore } from "@/lib/store";
 
@@ -24,3 +25,22 @@ export function deliveriesFor(
   });
   return { deliveries, alerts };
 }
+
+/** A brief record for the deliveries' tests, received at `receivedAt` (now by default). */
+export const deliveryBrief = (reference: string, receivedAt = new Date().toISOString()): BriefRecord => ({
+  reference,
+  receivedAt,
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  company: null,
+  role: null,
+  projectType: "web-application",
+  budget: "25k-50k",
+  timeline: "1-3-months",
+  description: "An analytical engine for the studio's clients.",
+  consent: true,
+  attachment: null,
+  verification: "off",
+  client: { ipHash: null, userAgent: null, origin: null },
+  attribution: null,
+});

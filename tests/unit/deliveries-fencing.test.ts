@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { type BriefRecord, parseDeliveryRecord } from "@/lib/briefs";
+import { parseDeliveryRecord } from "@/lib/briefs";
 import { leaseFor } from "@/lib/deliveries";
 import { duePath, failedPath, writeDue } from "@/lib/deliveries/records";
 import { WebhookChannel } from "@/lib/notify/webhook";
@@ -12,7 +12,7 @@ import { FilesystemStore } from "@/lib/store/filesystem";
 import { eraseFolders } from "@/lib/ops/erase";
 import type { BlobStandIn } from "../support/blob-standin";
 import { withBlobStandIn } from "../support/blob-vitest";
-import { deliveriesFor } from "../support/deliveries";
+import { deliveriesFor, deliveryBrief } from "../support/deliveries";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 
 /**
@@ -26,23 +26,7 @@ const reference = "K7QM-3XD9-PTWA-84HC";
 const folder = `briefs/2026/11/22/${reference}`;
 const NOTIFY_TIMEOUT_MS = 75_000;
 
-const brief = (): BriefRecord => ({
-  reference,
-  receivedAt: new Date().toISOString(),
-  name: "Ada Lovelace",
-  email: "ada@example.com",
-  company: null,
-  role: null,
-  projectType: "web-application",
-  budget: "25k-50k",
-  timeline: "1-3-months",
-  description: "An analytical engine for the studio's clients.",
-  consent: true,
-  attachment: null,
-  verification: "off",
-  client: { ipHash: null, userAgent: null, origin: null },
-  attribution: null,
-});
+const brief = () => deliveryBrief(reference);
 
 let standIn: BlobStandIn;
 withBlobStandIn((ready) => (standIn = ready));

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type BriefRecord, type ChannelDelivery, parseDeliveryRecord, writeDelivery } from "@/lib/briefs";
+import { type ChannelDelivery, parseDeliveryRecord, writeDelivery } from "@/lib/briefs";
 import { nextAttemptAt } from "@/lib/deliveries";
 import { recordAttempt } from "@/lib/deliveries/log";
 import { claimDue, duePath, failedPath, LEASE_MS, writeDue } from "@/lib/deliveries/records";
@@ -17,7 +17,7 @@ import {
   retryableStatus,
 } from "@/lib/notify";
 import { FilesystemStore } from "@/lib/store/filesystem";
-import { deliveriesFor } from "../support/deliveries";
+import { deliveriesFor, deliveryBrief } from "../support/deliveries";
 
 describe("what is worth retrying", () => {
   it.each([
@@ -223,23 +223,7 @@ describe("Deliveries over a real filesystem store", () => {
   let store: FilesystemStore;
   const reference = "K7QM-3XD9-PTWA-84HC";
   const folder = `briefs/2026/11/22/${reference}`;
-  const record = (receivedAt = new Date().toISOString()): BriefRecord => ({
-    reference,
-    receivedAt,
-    name: "Ada Lovelace",
-    email: "ada@example.com",
-    company: null,
-    role: null,
-    projectType: "web-application",
-    budget: "25k-50k",
-    timeline: "1-3-months",
-    description: "An analytical engine for the studio's clients.",
-    consent: true,
-    attachment: null,
-    verification: "off",
-    client: { ipHash: null, userAgent: null, origin: null },
-    attribution: null,
-  });
+  const record = (receivedAt?: string) => deliveryBrief(reference, receivedAt);
   const unavailable = () => new DeliveryError("answered HTTP 503", { retryable: true, status: 503 });
   const gone = () => new DeliveryError("answered HTTP 410", { retryable: false, status: 410 });
 
