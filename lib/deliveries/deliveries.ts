@@ -151,7 +151,7 @@ export class Deliveries {
       await this.deps.store.putAll(entries, options);
       // First attempts hold no claim for an erase to take: an erase that listed the folder before
       // this batch landed is seen by the brief being gone, and what the batch wrote is taken back.
-      erased = (await this.deps.store.get(`${notice.folder}/brief.json`, options)) === null;
+      erased = await this.erased(notice.folder, options);
       if (erased) await Promise.all(entries.map((entry) => this.deps.store.delete(entry.path, options)));
     };
     const then = this.followUpNeeded(delivery, due)
@@ -381,9 +381,14 @@ export class Deliveries {
    */
   private async takeBack(folder: string, reference: string, target: Target, fence: Fence): Promise<void> {
     const { store } = this.deps;
-    if ((await store.get(`${folder}/brief.json`, fence.options)) !== null) return;
+    if (!(await this.erased(folder, fence.options))) return;
     await store.delete(failedPath(reference, target), fence.options);
     await store.delete(`${folder}/delivery.json`, fence.options);
+  }
+
+  /** Whether the brief in `folder` is gone: erased, or removed by retention, since it was stored. */
+  private async erased(folder: string, options: StoreCallOptions): Promise<boolean> {
+    return (await this.deps.store.get(`${folder}/brief.json`, options)) === null;
   }
 
   private async makeAttempt(target: Target, record: BriefRecord, folder: string): Promise<Outcome> {
