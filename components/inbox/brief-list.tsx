@@ -6,13 +6,15 @@ import {
   type BriefPage,
   type BriefStatus,
   type BriefSummary,
+  DELIVERY_MARKS,
   filterQuery,
   type PendingDeliveries,
   projectTypeLabel,
   spamReasonText,
   timelineLabel,
 } from "@/lib/ops";
-import { DeliveryBadges, DeliveryFilterField } from "./delivery-marks";
+import { DeliveryBadges } from "./delivery-marks";
+import { ChoiceField, inputClass } from "./forms";
 import { PageLinks } from "./pager";
 import { focusRing } from "./shell";
 import { LocalTime } from "./time";
@@ -33,9 +35,6 @@ export function StatusBadge({ status }: { status: BriefStatus }) {
     </span>
   );
 }
-
-const inputClass =
-  "rounded border border-slate-300 bg-white px-2 py-1.5 text-sm text-ink focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30";
 
 /** Whether any filter is set: then the filters start unfolded, so what narrows the list shows. */
 export function filterIsSet(filter: BriefFilter): boolean {
@@ -151,26 +150,23 @@ export function BriefFilters({
         className={`hidden flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3 ${whenOpen}`}
       >
         {statuses ? (
-          <div className="flex flex-col gap-1">
-            <label htmlFor="filter-status" className="text-xs font-medium text-muted">
-              Status
-            </label>
-            <select
-              id="filter-status"
-              name="status"
-              defaultValue={filter.status ?? ""}
-              className={inputClass}
-            >
-              <option value="">Any</option>
-              {BRIEF_STATUSES.map((status) => (
-                <option key={status} value={status}>
-                  {status}
-                </option>
-              ))}
-            </select>
-          </div>
+          <ChoiceField
+            id="filter-status"
+            name="status"
+            label="Status"
+            value={filter.status}
+            options={BRIEF_STATUSES}
+          />
         ) : null}
-        {statuses ? <DeliveryFilterField value={filter.delivery} className={inputClass} /> : null}
+        {statuses ? (
+          <ChoiceField
+            id="filter-delivery"
+            name="delivery"
+            label="Delivery"
+            value={filter.delivery}
+            options={DELIVERY_MARKS}
+          />
+        ) : null}
         <DateField id="filter-from" name="from" label="From" value={filter.from} />
         <DateField id="filter-to" name="to" label="To" value={filter.to} />
         <button

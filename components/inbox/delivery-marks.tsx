@@ -2,7 +2,6 @@ import Link from "next/link";
 import {
   type BriefFilter,
   type BriefPage,
-  DELIVERY_MARKS,
   type DeliveryMark,
   deliveryMarks,
   filterQuery,
@@ -38,25 +37,6 @@ export function DeliveryBadge({ mark }: { mark: DeliveryMark }) {
 export function DeliveryBadges({ reference, pending }: { reference: string; pending?: PendingDeliveries }) {
   if (!pending) return null;
   return deliveryMarks(reference, pending).map((mark) => <DeliveryBadge key={mark} mark={mark} />);
-}
-
-/** The filters' "Delivery" select: any, retrying or failed. */
-export function DeliveryFilterField({ value, className }: { value: DeliveryMark | null; className: string }) {
-  return (
-    <div className="flex flex-col gap-1">
-      <label htmlFor="filter-delivery" className="text-xs font-medium text-muted">
-        Delivery
-      </label>
-      <select id="filter-delivery" name="delivery" defaultValue={value ?? ""} className={className}>
-        <option value="">Any</option>
-        {DELIVERY_MARKS.map((mark) => (
-          <option key={mark} value={mark}>
-            {mark}
-          </option>
-        ))}
-      </select>
-    </div>
-  );
 }
 
 /**

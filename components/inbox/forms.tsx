@@ -73,3 +73,38 @@ export function errorText(query: Record<string, string | string[] | undefined>):
       return "That did not work. Please try again.";
   }
 }
+
+/** The inbox filters' text, date and choice inputs. */
+export const inputClass =
+  "rounded border border-slate-300 bg-white px-2 py-1.5 text-sm text-ink focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30";
+
+/** A labelled choice of a GET filter form: "Any" (the filter unset), then each option as it is named. */
+export function ChoiceField({
+  id,
+  name,
+  label,
+  value,
+  options,
+}: {
+  id: string;
+  name: string;
+  label: string;
+  value: string | null;
+  options: readonly string[];
+}) {
+  return (
+    <div className="flex flex-col gap-1">
+      <label htmlFor={id} className="text-xs font-medium text-muted">
+        {label}
+      </label>
+      <select id={id} name={name} defaultValue={value ?? ""} className={inputClass}>
+        <option value="">Any</option>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}

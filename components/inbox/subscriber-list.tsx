@@ -8,6 +8,7 @@ import {
 import { SUBSCRIBER_STATUSES, type SubscriberStatus } from "@/lib/newsletter/subscribers";
 import { NEWSLETTER_TOPICS } from "@/lib/schemas/newsletter";
 import { Address } from "./brief-list";
+import { ChoiceField } from "./forms";
 import { focusRing } from "./shell";
 import { LocalTime } from "./time";
 
@@ -29,9 +30,6 @@ function SubscriberStatusBadge({ status }: { status: SubscriberStatus }) {
   );
 }
 
-const inputClass =
-  "rounded border border-slate-300 bg-white px-2 py-1.5 text-sm text-ink focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30";
-
 const href = (filter: SubscriberFilter) => {
   const query = subscriberFilterQuery(filter).toString();
   return query ? `${ACTION}?${query}` : ACTION;
@@ -46,37 +44,20 @@ export function SubscriberFilters({ filter }: { filter: SubscriberFilter }) {
       aria-label="Filter subscribers"
       className="flex flex-wrap items-end gap-2 rounded border border-slate-200 bg-white p-3"
     >
-      <div className="flex flex-col gap-1">
-        <label htmlFor="subscriber-status" className="text-xs font-medium text-muted">
-          Status
-        </label>
-        <select
-          id="subscriber-status"
-          name="status"
-          defaultValue={filter.status ?? ""}
-          className={inputClass}
-        >
-          <option value="">Any</option>
-          {SUBSCRIBER_STATUSES.map((status) => (
-            <option key={status} value={status}>
-              {status}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="flex flex-col gap-1">
-        <label htmlFor="subscriber-topic" className="text-xs font-medium text-muted">
-          Topic
-        </label>
-        <select id="subscriber-topic" name="topic" defaultValue={filter.topic ?? ""} className={inputClass}>
-          <option value="">Any</option>
-          {NEWSLETTER_TOPICS.map((topic) => (
-            <option key={topic} value={topic}>
-              {topic}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ChoiceField
+        id="subscriber-status"
+        name="status"
+        label="Status"
+        value={filter.status}
+        options={SUBSCRIBER_STATUSES}
+      />
+      <ChoiceField
+        id="subscriber-topic"
+        name="topic"
+        label="Topic"
+        value={filter.topic}
+        options={NEWSLETTER_TOPICS}
+      />
       <button
         type="submit"
         className={`rounded bg-accent px-3 py-1.5 text-sm font-semibold text-white hover:bg-accent-strong ${focusRing}`}
