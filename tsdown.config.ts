@@ -9,6 +9,8 @@ export default defineConfig({
   entry: [
     "package/next/*.ts",
     "package/next/pages/*.tsx",
+    "package/next/inbox/*.{ts,tsx}",
+    "package/next/ops/*.ts",
     "package/react/index.ts",
     "package/cli/studio-intake.ts",
   ],
@@ -18,5 +20,8 @@ export default defineConfig({
   target: "node20",
   dts: true,
   outDir: "dist",
+  // A stylesheet a module imports stays an import: Next builds it in the adopting site, from the
+  // plain CSS scripts/package-styles.mjs writes beside the module.
+  external: [/\.css$/],
   tsconfig: "tsconfig.json",
 });

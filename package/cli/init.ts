@@ -1,12 +1,14 @@
 import { existsSync, statSync } from "node:fs";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { routeFileText, SITE_ROUTES } from "./routes";
+import { INBOX_ROUTES, type RouteFile, routeFileText, SITE_ROUTES } from "./routes";
 
 export interface InitOptions {
   /** The project's folder (where its package.json is). */
   cwd: string;
   stdout: NodeJS.WritableStream;
+  /** Also the inbox on the web: its pages, its routes and the proxy (`--inbox`). */
+  inbox?: boolean;
 }
 
 export interface InitResult {
@@ -51,20 +53,18 @@ function urlOf(folder: string): string {
  * yet: a page or route already at that URL is the site's own (or an earlier run's), never
  * overwritten, so running it twice is harmless.
  */
-export async function init({ cwd, stdout }: InitOptions): Promise<InitResult> {
+export async function init({ cwd, stdout, inbox = false }: InitOptions): Promise<InitResult> {
   const appDir = findAppDir(cwd);
   if (appDir === null)
     throw new Error("No app/ or src/app/ folder here: run it in a Next.js App Router project.");
   const existing = await filesByUrl(cwd, appDir);
   const written: string[] = [];
   const skipped: string[] = [];
-  for (const route of SITE_ROUTES) {
+  for (const route of inbox ? [...SITE_ROUTES, ...INBOX_ROUTES] : SITE_ROUTES) {
     const relative = path.join(route.besideApp ? path.dirname(appDir) : appDir, route.path);
     const full = path.join(cwd, relative);
     const there = route.besideApp
-      ? existsSync(full)
-        ? relative
-        : undefined
+      ? besideAppFile(cwd, path.dirname(appDir), route)
       : existing.get(urlOf(path.dirname(route.path)));
     if (there !== undefined) {
       skipped.push(there);
@@ -75,15 +75,39 @@ export async function init({ cwd, stdout }: InitOptions): Promise<InitResult> {
     await writeFile(full, routeFileText(route), { flag: "wx" });
     written.push(relative);
   }
-  stdout.write(report({ appDir, written, skipped }));
+  stdout.write(report({ appDir, written, skipped }, inbox));
   return { appDir, written, skipped };
 }
 
-function report({ written, skipped }: InitResult): string {
+/**
+ * The site's own file in `route`'s place beside the app folder, in any of the extensions Next
+ * reads; for the proxy, its older name `middleware` too (Next refuses a site with both).
+ */
+function besideAppFile(cwd: string, folder: string, route: RouteFile): string | undefined {
+  const base = path.basename(route.path, path.extname(route.path));
+  const names = base === "proxy" ? ["proxy", "middleware"] : [base];
+  for (const name of names) {
+    for (const extension of [".ts", ".js", ".mjs", ".tsx", ".jsx"]) {
+      const relative = path.join(folder, `${name}${extension}`);
+      if (existsSync(path.join(cwd, relative))) return relative;
+    }
+  }
+  return undefined;
+}
+
+function report({ written, skipped }: InitResult, inbox: boolean): string {
   const lines: string[] = [];
   if (written.length > 0) lines.push("Wrote:", ...written.map((file) => `  ${file}`));
   if (skipped.length > 0)
     lines.push("Skipped (already there, left as they are):", ...skipped.map((file) => `  ${file}`));
+  const ownProxy = skipped.find((file) => /^(src\/)?(proxy|middleware)\.[a-z]+$/.test(file));
+  if (ownProxy !== undefined)
+    lines.push(
+      "",
+      `${ownProxy} is the site's own: for the inbox pages' Content Security Policy, return`,
+      '  proxy(request) from "studio-intake/next/proxy" for the paths under /inbox',
+      "(docs/adopting.md in the package shows how).",
+    );
   lines.push(
     "",
     "Set in the environment (or .env.local) for briefs to reach you by email:",
@@ -94,7 +118,14 @@ function report({ written, skipped }: InitResult): string {
     "  SITE_URL=https://your.site",
     "  IP_HASH_SALT=<a long random string>",
     "  BLOB_READ_WRITE_TOKEN=<a private Vercel Blob store's token, when more than one instance runs>",
-    "Every variable is in node_modules/studio-intake/README.md and its .env.example.",
+    ...(inbox
+      ? [
+          "and for the inbox on the web (signing in by an emailed link):",
+          "  OPS_EMAILS=you@your.site,colleague@your.site",
+          "  LINK_SIGNING_SECRET=<another long random string, at least 32 characters>",
+        ]
+      : []),
+    "Every variable is in node_modules/studio-intake/.env.example and docs/configuration.md.",
     "",
   );
   return lines.join("\n");

@@ -8,6 +8,7 @@ import { runInbox } from "./inbox";
 
 const USAGE = `Usage:
   studio-intake init             write the route files into app/ (or src/app/); never overwrites
+  studio-intake init --inbox     the same, and the inbox on the web (/inbox, /api/ops, proxy.ts)
   studio-intake inbox <command>  the ops inbox tool (studio-intake inbox --help)
 `;
 
@@ -15,16 +16,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "inbox") return runInbox(rest);
   if (command === "init") {
-    // The inbox's pages are still this site's own (app/inbox), not yet in the package.
-    if (rest.includes("--inbox")) {
-      process.stderr.write("--inbox is not available yet: the inbox's pages are not in the package.\n");
+    const unknown = rest.find((option) => option !== "--inbox");
+    if (unknown !== undefined) {
+      process.stderr.write(`Unknown option ${unknown}.\n${USAGE}`);
       return 2;
     }
-    if (rest.length > 0) {
-      process.stderr.write(`Unknown option ${rest[0]}.\n${USAGE}`);
-      return 2;
-    }
-    await init({ cwd: process.cwd(), stdout: process.stdout });
+    await init({ cwd: process.cwd(), stdout: process.stdout, inbox: rest.includes("--inbox") });
     return 0;
   }
   if (command === "--help" || command === "-h") {

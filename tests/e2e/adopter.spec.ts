@@ -6,13 +6,15 @@ import { promisify } from "node:util";
 import { startSmtpServer, type SmtpTestServer } from "../support/smtp";
 import { expect, fillBrief, test } from "./fixtures";
 import { E2E_PORT } from "./env";
+import { expectNoncePolicy, signInByKeyboard, watchForProblems } from "./inbox-helpers";
 
 /**
  * The package as another site adopts it: `npm pack` of this repository installed into a copy of
- * tests/fixtures/adopter-site (its own layout and page, no Tailwind), `studio-intake init`, then
- * that site's own `next build` and `next start`, and Chromium sending a brief with a file through
- * its <ContactForm /> and subscribing through its <NewsletterForm />. Slow (npm install and a
- * production build of a second site): minutes, not seconds.
+ * tests/fixtures/adopter-site (its own layout and page, no Tailwind), `studio-intake init --inbox`,
+ * then that site's own `next build` and `next start`, and Chromium sending a brief with a file
+ * through its <ContactForm />, subscribing through its <NewsletterForm />, and signing in to its
+ * inbox by the emailed link to find the brief there. Slow (npm install and a production build of a
+ * second site): minutes, not seconds.
  */
 
 const run = promisify(execFile);
@@ -25,6 +27,8 @@ let folder = "";
 let site = "";
 let server: ChildProcess | null = null;
 let smtp: SmtpTestServer | null = null;
+/** The brief the first test sends, which the inbox then shows. */
+let reference = "";
 
 test.describe.configure({ mode: "serial", timeout: 20 * 60_000 });
 
@@ -50,13 +54,18 @@ test.beforeAll(async () => {
   const tarball = join(folder, `studio-intake-${version}.tgz`);
   await sh(site, "npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball]);
 
-  const printed = await sh(site, "npx", ["studio-intake", "init"]);
+  const printed = await sh(site, "npx", ["studio-intake", "init", "--inbox"]);
   expect(printed).toContain("app/api/contact/route.ts");
+  expect(printed).toContain("app/inbox/[reference]/page.tsx");
+  expect(printed).toContain("proxy.ts");
   expect(await readFile(join(site, "app/api/contact/route.ts"), "utf8")).toBe(
     'export { POST } from "studio-intake/next/contact";\n',
   );
+  expect(await readFile(join(site, "app/inbox/page.tsx"), "utf8")).toBe(
+    'export { default } from "studio-intake/next/inbox/briefs";\nexport const dynamic = "force-dynamic";\n',
+  );
   // Idempotent: a second run writes nothing and names every file as already there.
-  expect(await sh(site, "npx", ["studio-intake", "init"])).not.toContain("Wrote:");
+  expect(await sh(site, "npx", ["studio-intake", "init", "--inbox"])).not.toContain("Wrote:");
   await sh(site, "npx", ["next", "build"]);
 
   // Nothing may answer there yet: the test must talk to the server it started.
@@ -77,6 +86,8 @@ test.beforeAll(async () => {
       SMTP_URL: smtp.url,
       EMAIL_FROM: "Acme Rockets <intake@acme.example>",
       EMAIL_TO: OPS,
+      OPS_EMAILS: OPS,
+      LINK_SIGNING_SECRET: "adopter-link-signing-secret-of-32-characters",
     },
   });
   await expect
@@ -111,7 +122,7 @@ test("a site that adopts the package takes briefs with a file and subscriptions"
   await expect(page.getByRole("heading", { name: "Thank you, your brief is with us." })).toBeVisible({
     timeout: 30_000,
   });
-  const reference = (await page.getByTestId("reference").textContent()) ?? "";
+  reference = (await page.getByTestId("reference").textContent()) ?? "";
   expect(reference).toMatch(/^[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);
 
   // The brief reached ops by email, its file attached.
@@ -133,4 +144,29 @@ test("a site that adopts the package takes briefs with a file and subscriptions"
     await readFile(join(site, ".data/inbox/newsletter/subscribers", record ?? ""), "utf8"),
   ) as { email: string; status: string };
   expect(stored).toMatchObject({ email: "reader@example.com", status: "confirmed" });
+});
+
+test("its ops sign in to the inbox by the emailed link and find the brief there", async ({ page }) => {
+  expect(reference, "the first test sent a brief").not.toBe("");
+  const problems = await watchForProblems(page);
+  const signIn = await page.goto(`${URL}/inbox`);
+  await expect(page).toHaveURL(/\/inbox\/sign-in\?next=%2Finbox$/);
+  // The proxy init wrote gives each inbox page its own nonce policy.
+  expectNoncePolicy(signIn?.headers()["content-security-policy"]);
+
+  await signInByKeyboard(page, URL, smtp as SmtpTestServer, OPS);
+  await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
+  // The inbox's own stylesheet, which its layout brings: the site builds no Tailwind.
+  await expect(page.getByRole("link", { name: "Export these as CSV" })).toHaveCSS(
+    "color",
+    "rgb(67, 56, 202)",
+  );
+  await page
+    .getByRole("link", { name: new RegExp(reference) })
+    .first()
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/inbox/${reference}$`));
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(page.getByText("launch.txt")).toBeVisible();
+  expect(problems).toEqual([]);
 });

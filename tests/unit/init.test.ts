@@ -5,7 +5,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { filesByUrl, init } from "@/package/cli/init";
-import { SITE_ROUTES } from "@/package/cli/routes";
+import { INBOX_ROUTES, SITE_ROUTES } from "@/package/cli/routes";
 
 const ROOT = path.resolve(".");
 const folders: string[] = [];
@@ -35,27 +35,60 @@ function output(): { stream: Writable; text: () => string } {
 }
 
 describe("studio-intake init", () => {
-  it("writes this site's own route files and link pages, byte for byte", async () => {
+  it("writes this site's own route files, link pages, inbox and proxy, byte for byte", async () => {
     const { cwd } = await project("app");
-    const result = await init({ cwd, stdout: output().stream });
+    const result = await init({ cwd, stdout: output().stream, inbox: true });
     expect(result.skipped).toEqual([]);
-    expect(result.written).toHaveLength(SITE_ROUTES.length);
+    expect(result.written).toHaveLength(SITE_ROUTES.length + INBOX_ROUTES.length);
     // The site keeps its pages in a route group, `(site)`: the same URL, so the same file.
     const site = await filesByUrl(ROOT, "app");
-    for (const route of SITE_ROUTES) {
+    for (const route of [...SITE_ROUTES, ...INBOX_ROUTES]) {
       const url = `/${path.dirname(route.path)}`;
-      const own = route.besideApp ? route.path : site.get(url);
+      const own =
+        route.besideApp || !/^(page|route)\./.test(path.basename(route.path))
+          ? path.join(route.besideApp ? "" : "app", route.path)
+          : site.get(url);
       expect(own, `this site has nothing at ${url}`).toBeDefined();
       const written = await readFile(path.join(cwd, route.besideApp ? "" : "app", route.path), "utf8");
       expect(written, route.path).toBe(await readFile(path.join(ROOT, own ?? ""), "utf8"));
     }
   });
 
+  it("writes the inbox only when asked, and its pages render per request", async () => {
+    const { cwd } = await project("app");
+    const result = await init({ cwd, stdout: output().stream });
+    expect(result.written).toHaveLength(SITE_ROUTES.length);
+    expect(existsSync(path.join(cwd, "app", "inbox"))).toBe(false);
+    expect(existsSync(path.join(cwd, "proxy.ts"))).toBe(false);
+
+    const printed = output();
+    const withInbox = await init({ cwd, stdout: printed.stream, inbox: true });
+    expect(withInbox.written).toHaveLength(INBOX_ROUTES.length);
+    expect(withInbox.skipped).toHaveLength(SITE_ROUTES.length);
+    expect(printed.text()).toMatch(/OPS_EMAILS=.*\n.*LINK_SIGNING_SECRET=/);
+    for (const route of INBOX_ROUTES.filter((file) => file.path.endsWith("page.tsx"))) {
+      expect(await readFile(path.join(cwd, "app", route.path), "utf8"), route.path).toContain(
+        'export const dynamic = "force-dynamic";',
+      );
+    }
+  });
+
+  it("leaves the site's own proxy, or its middleware, alone and says what to add", async () => {
+    const { cwd } = await project(path.join("src", "app"));
+    await writeFile(path.join(cwd, "src", "middleware.ts"), "export function middleware() {}\n");
+    const printed = output();
+    const result = await init({ cwd, stdout: printed.stream, inbox: true });
+    expect(result.skipped).toEqual([path.join("src", "middleware.ts")]);
+    expect(existsSync(path.join(cwd, "src", "proxy.ts"))).toBe(false);
+    expect(printed.text()).toContain("src/middleware.ts is the site's own");
+    expect(printed.text()).toContain('"studio-intake/next/proxy"');
+  });
+
   it("re-exports only modules the package exports", async () => {
     const manifest = JSON.parse(await readFile(path.join(ROOT, "package.json"), "utf8")) as {
       exports: Record<string, unknown>;
     };
-    for (const route of SITE_ROUTES) {
+    for (const route of [...SITE_ROUTES, ...INBOX_ROUTES]) {
       expect(Object.keys(manifest.exports)).toContain(`./${route.module}`);
       const source = path.join(ROOT, "package", route.module);
       expect(existsSync(`${source}.ts`) || existsSync(`${source}.tsx`), route.module).toBe(true);
