@@ -37,7 +37,8 @@ const page = (path: string, name: string): RouteFile => ({
 
 /**
  * What a site needs for the forms, their emailed links, the scheduled jobs and health; and the
- * pages the emailed newsletter links and a brief sent without JavaScript lead to.
+ * pages the emailed newsletter links and a form sent without JavaScript lead to (the thank-you,
+ * or the form again, saying what was wrong).
  */
 export const SITE_ROUTES: readonly RouteFile[] = [
   route("contact", "contact", ["POST"]),
@@ -50,6 +51,8 @@ export const SITE_ROUTES: readonly RouteFile[] = [
   route("cron/deliveries", "cron-deliveries", ["GET"], true),
   route("cron/gc", "cron-gc", ["GET"], true),
   route("deliveries/retry", "deliveries-retry", ["POST"], true),
+  page("contact", "contact"),
+  page("newsletter", "newsletter"),
   page("newsletter/confirm", "newsletter-confirm"),
   page("newsletter/unsubscribe", "newsletter-unsubscribe"),
   page("thank-you", "thank-you"),
