@@ -73,7 +73,7 @@ export function useFormStart(
   return start;
 }
 
-/** One form's code: required at once on the server, imported in the browser when `load` is first called. */
+/** One form's code: imported at once on the server, in the browser when `load` is first called. */
 export class DeferredCode<Module> {
   private loading: Promise<Module> | null = null;
   private openGate: () => void = () => {};
@@ -83,13 +83,14 @@ export class DeferredCode<Module> {
   private readonly waiting = new Set<() => void>();
 
   /**
-   * `onServer`: the module, required synchronously where there is no `window` (so the server
-   * renders the form in the same pass, never as a streamed fallback a browser without JavaScript
-   * could not swap in), `null` in the browser; `importInBrowser`: the `import()` that becomes
-   * the form's own chunk.
+   * `onServer`: the module's `import()` where there is no `window`, begun when the page's code
+   * loads, `null` in the browser; `importInBrowser`: the `import()` that becomes the form's own
+   * chunk. The server's render waits for its copy in place (no Suspense boundary above the form),
+   * so the form is in the page's HTML itself, never a streamed fallback that a browser without
+   * JavaScript could not swap in.
    */
   constructor(
-    readonly onServer: Module | null,
+    readonly onServer: Promise<Module> | null,
     private readonly importInBrowser: () => Promise<Module>,
   ) {}
 
@@ -173,7 +174,7 @@ function Loaded<Module>({
     () => false,
   );
   if (renderedByBrowser) code.load().catch(() => {});
-  const loaded = code.onServer ?? use(code.module);
+  const loaded = use(code.onServer ?? code.module);
   useEffect(() => code.hydrated(), [code]);
   return children(loaded);
 }

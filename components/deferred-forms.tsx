@@ -6,19 +6,19 @@ import type * as NewsletterFormModule from "./newsletter-form";
 
 /**
  * The site's two forms as pages place them: rendered whole by the server, their code loaded by the
- * browser only when the visitor comes near them (see `DeferredForm`). The `require`s are for the
- * server alone: the build drops them from the browser's code, where `typeof window` is known.
+ * browser only when the visitor comes near them (see `DeferredForm`). The first `import()` of each is
+ * for the server alone: the browser's build drops it, `typeof window` being known there. Both are
+ * `import()`s, not a `require` for the server: the package's build (tsdown) makes a `require` of an
+ * ES module a static import, which would put the form's code in an adopter's page after all.
  */
 
 const contactForm = new DeferredCode<typeof ContactFormModule>(
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the server's synchronous copy
-  typeof window === "undefined" ? (require("./contact-form") as typeof ContactFormModule) : null,
+  typeof window === "undefined" ? import("./contact-form") : null,
   () => import("./contact-form"),
 );
 
 const newsletterForm = new DeferredCode<typeof NewsletterFormModule>(
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the server's synchronous copy
-  typeof window === "undefined" ? (require("./newsletter-form") as typeof NewsletterFormModule) : null,
+  typeof window === "undefined" ? import("./newsletter-form") : null,
   () => import("./newsletter-form"),
 );
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { startSmtpServer, type SmtpTestServer } from "../support/smtp";
-import { expect, fillBrief, test } from "./fixtures";
+import { expect, fillBrief, recordScripts, scriptsCarrying, test } from "./fixtures";
 import { E2E_PORT } from "./env";
 import { expectNoncePolicy, signInByKeyboard, watchForProblems } from "./inbox-helpers";
 
@@ -103,6 +103,34 @@ test.afterAll(async () => {
   }
   await smtp?.stop();
   if (folder) await rm(folder, { recursive: true, force: true });
+});
+
+/** Text only the newsletter form's own code carries (the contact form's code does not). */
+const NEWSLETTER_CODE = ["You are subscribed. The next issue will be in your inbox."];
+
+test("the newsletter form's code loads only when the visitor comes near it, and then checks the form", async ({
+  page,
+}) => {
+  const posts: string[] = [];
+  page.on("request", (request) => {
+    if (request.method() === "POST") posts.push(request.url());
+  });
+  const scripts = recordScripts(page);
+  await page.goto(URL);
+  await page.waitForLoadState("networkidle");
+  const newsletter = page.getByRole("form", { name: "Newsletter" });
+  await expect(newsletter).not.toBeInViewport();
+  expect(scripts.size).toBeGreaterThan(0);
+  expect(await scriptsCarrying(scripts, NEWSLETTER_CODE)).toEqual([]);
+
+  await newsletter.scrollIntoViewIfNeeded();
+  await expect.poll(async () => (await scriptsCarrying(scripts, NEWSLETTER_CODE)).length).toBeGreaterThan(0);
+  // The form's code checks the address in the browser, sending nothing.
+  const email = newsletter.getByLabel("Email", { exact: true });
+  await email.fill("reader@");
+  await newsletter.getByRole("button", { name: "Subscribe" }).click();
+  await expect(email).toHaveAccessibleDescription(/valid email address/);
+  expect(posts).toEqual([]);
 });
 
 test("a site that adopts the package takes briefs with a file and subscriptions", async ({ page }) => {

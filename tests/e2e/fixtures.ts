@@ -75,3 +75,27 @@ export async function spendContactBudget(page: Page): Promise<void> {
     expect(response.status()).toBe(200);
   }
 }
+
+/** The site's own scripts (`/_next/static/`) the page loads from now on, by address, with their text. */
+export function recordScripts(page: Page): Map<string, Promise<string>> {
+  const scripts = new Map<string, Promise<string>>();
+  page.on("response", (response) => {
+    if (response.request().resourceType() === "script" && response.url().includes("/_next/static/")) {
+      scripts.set(response.url(), response.text());
+    }
+  });
+  return scripts;
+}
+
+/** Which of `markers` (text only some code carries) the recorded scripts hold, as "marker in address". */
+export async function scriptsCarrying(
+  scripts: Map<string, Promise<string>>,
+  markers: string[],
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const [url, text] of scripts) {
+    const body = await text;
+    for (const marker of markers) if (body.includes(marker)) found.push(`${marker} in ${url}`);
+  }
+  return found;
+}

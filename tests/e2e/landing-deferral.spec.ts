@@ -1,5 +1,5 @@
 import type { Page, Route } from "@playwright/test";
-import { expect, fillBrief, readStoredBrief, test, VALID } from "./fixtures";
+import { expect, fillBrief, readStoredBrief, recordScripts, scriptsCarrying, test, VALID } from "./fixtures";
 
 /**
  * The landing page loads the forms' code only when a visitor comes near a form: a page view at the
@@ -10,26 +10,6 @@ import { expect, fillBrief, readStoredBrief, test, VALID } from "./fixtures";
 
 /** Text only the forms' code carries: zod's error class, the contact form's sending line, Turnstile's origin. */
 const FORM_CODE = ["$ZodError", "Sending your brief", "challenges.cloudflare.com"];
-
-/** The site's own scripts the page has loaded, with their text. */
-function recordScripts(page: Page): Map<string, Promise<string>> {
-  const scripts = new Map<string, Promise<string>>();
-  page.on("response", (response) => {
-    if (response.request().resourceType() === "script" && response.url().includes("/_next/static/")) {
-      scripts.set(response.url(), response.text());
-    }
-  });
-  return scripts;
-}
-
-async function loadedFormCode(scripts: Map<string, Promise<string>>): Promise<string[]> {
-  const found: string[] = [];
-  for (const [url, text] of scripts) {
-    const body = await text;
-    for (const marker of FORM_CODE) if (body.includes(marker)) found.push(`${marker} in ${url}`);
-  }
-  return found;
-}
 
 /**
  * Holds every script the page asks for from now on until `release` is called: the forms' code
@@ -64,12 +44,12 @@ test("a page view at the top of / loads no form code and asks for no form settin
     .poll(() => page.evaluate(() => window.sessionStorage.getItem("studio-intake:visit")))
     .toContain('"source":"deferral"');
   expect(scripts.size).toBeGreaterThan(0);
-  expect(await loadedFormCode(scripts)).toEqual([]);
+  expect(await scriptsCarrying(scripts, FORM_CODE)).toEqual([]);
   expect(settings).toEqual([]);
 
   // Scrolled to the contact form, its code loads.
   await page.locator("#contact").scrollIntoViewIfNeeded();
-  await expect.poll(async () => (await loadedFormCode(scripts)).length).toBeGreaterThan(0);
+  await expect.poll(async () => (await scriptsCarrying(scripts, FORM_CODE)).length).toBeGreaterThan(0);
 });
 
 test("what a visitor types before the form's code arrives is kept, and the form then checks it", async ({
