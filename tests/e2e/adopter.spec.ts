@@ -182,7 +182,9 @@ test("its ops sign in to the inbox by the emailed link and find the brief there"
   // The proxy init wrote gives each inbox page its own nonce policy.
   expectNoncePolicy(signIn?.headers()["content-security-policy"]);
 
-  await signInByKeyboard(page, URL, smtp as SmtpTestServer, OPS);
+  // The sign-in link is the next email to the address, which already has the brief's.
+  const before = smtp?.received.filter((mail) => mail.envelope.to.includes(OPS)).length ?? 0;
+  await signInByKeyboard(page, URL, smtp as SmtpTestServer, OPS, before + 1);
   await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
   // The inbox's own stylesheet, which its layout brings: the site builds no Tailwind.
   await expect(page.getByRole("link", { name: "Export these as CSV" })).toHaveCSS(
@@ -197,4 +199,7 @@ test("its ops sign in to the inbox by the emailed link and find the brief there"
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await expect(page.getByText("launch.txt")).toBeVisible();
   expect(problems).toEqual([]);
+
+  // And the ops tool, the package's own command, reads the same inbox from the site's folder.
+  expect(await sh(site, "npx", ["studio-intake", "inbox", "list"])).toContain(reference);
 });
