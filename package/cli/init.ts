@@ -119,6 +119,8 @@ function report({ written, skipped }: InitResult, inbox: boolean): string {
     "  SMTP_URL=smtps://<user>:<password>@<mail server>:465",
     "  EMAIL_FROM=Studio Intake <intake@your.site>",
     "  EMAIL_TO=ops@your.site",
+    "and the name the emails and the inbox give your site (unset: Northwind Studio, the package's own site):",
+    "  SITE_NAME=Your Site",
     "and in production:",
     "  SITE_URL=https://your.site",
     "  IP_HASH_SALT=<a long random string>",
