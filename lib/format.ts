@@ -32,6 +32,12 @@ export const BIDI_CONTROL_CLASS = "\\u202a-\\u202e\\u2066-\\u2069\\u200e\\u200f\
 const BIDI_CONTROLS = new RegExp(`[${BIDI_CONTROL_CLASS}]`, "g");
 
 /**
+ * C0 controls, DEL, C1 controls and the bidirectional controls: what a single line (a form's
+ * field, a name in a subject) refuses, so it reads as typed.
+ */
+export const SINGLE_LINE_CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROL_CLASS}]`);
+
+/**
  * `text` with each bidirectional control shown as its code point (`<U+202E>`) instead of obeyed:
  * how the inbox, the CSV, the ops tool and every notification show visitor text, so what ops read
  * is in the order it was typed.

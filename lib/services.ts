@@ -92,7 +92,7 @@ function createDeliveries(
 function createAcknowledger(config: Config, cooldowns?: Cooldowns): Acknowledger | null {
   if (!config.acknowledgment || !config.visitorEmail) return null;
   return new Acknowledger(
-    new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs),
+    new VisitorMailer({ ...config.visitorEmail, siteName: config.siteName }, config.notifyTimeoutMs),
     (cooldowns ?? createCooldowns(config)).acknowledgment,
     config.acknowledgment.replyTo,
     config.notifyTimeoutMs,
@@ -128,7 +128,9 @@ export function createServices(config: Config): Services {
     ipHashSalt = randomBytes(32).toString("hex");
   }
   const limiters = createRateLimiters(config);
-  const visitorMailer = config.visitorEmail && new VisitorMailer(config.visitorEmail, config.notifyTimeoutMs);
+  const visitorMailer =
+    config.visitorEmail &&
+    new VisitorMailer({ ...config.visitorEmail, siteName: config.siteName }, config.notifyTimeoutMs);
   const links =
     config.linkSigningSecret === null ? null : new LinkSigner(config.linkSigningSecret, config.siteOrigin);
   return {

@@ -65,11 +65,14 @@ function Account({ actor, className }: { actor: string; className: string }) {
  * the other is out of the tab order and the accessibility tree.
  */
 export function InboxShell({
+  siteName,
   actor,
   current,
   skipTo = "main",
   children,
 }: {
+  /** What the site calls itself (`SITE_NAME`), before "Inbox" in the header. */
+  siteName: string;
   actor: string;
   current: InboxSection | null;
   /** Where "Skip to content" takes the focus: the page's main content, or a part of it that comes first. */
@@ -87,7 +90,8 @@ export function InboxShell({
       <header className="relative border-b border-slate-200 bg-white">
         <div className="mx-auto flex max-w-7xl items-center gap-x-6 px-4 py-2.5">
           <Link href="/inbox" className={`shrink-0 text-base font-bold tracking-tight text-ink ${focusRing}`}>
-            Northwind<span className="text-accent"> Inbox</span>
+            {siteName}
+            <span className="text-accent"> Inbox</span>
           </Link>
           <nav aria-label="Inbox sections" className="hidden flex-1 lg:block">
             <SectionLinks current={current} className="flex gap-1 text-sm" />

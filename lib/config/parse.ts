@@ -38,6 +38,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 
   return {
     siteOrigin: site.siteOrigin,
+    siteName: site.siteName,
     allowedOrigins: site.allowedOrigins,
     trustedProxyHops: site.trustedProxyHops,
     onVercel: site.onVercel,

@@ -1,18 +1,28 @@
 import type { ConfigReader } from "./reader";
 import type { Config } from "./types";
-import { list, origin, wholeNumber } from "./values";
+import { displayName, list, origin, wholeNumber } from "./values";
 
-/** The site: its origin, the other origins allowed to post, and how many proxies stand in front. */
+/** This site's own name, for a site that does not set `SITE_NAME`. */
+export const DEFAULT_SITE_NAME = "Northwind Studio";
+
+/**
+ * The site: its origin and name, the other origins allowed to post, and how many proxies stand in
+ * front.
+ */
 export function parseSite({
   raw,
   read,
-}: ConfigReader): Pick<Config, "siteOrigin" | "allowedOrigins" | "trustedProxyHops" | "onVercel"> {
+}: ConfigReader): Pick<
+  Config,
+  "siteOrigin" | "siteName" | "allowedOrigins" | "trustedProxyHops" | "onVercel"
+> {
   const siteOrigin = read(raw.SITE_URL, origin("SITE_URL"), "http://localhost:3000");
+  const siteName = read(raw.SITE_NAME, displayName("SITE_NAME"), DEFAULT_SITE_NAME);
   const allowedOrigins = raw.ALLOWED_ORIGINS
     ? list(raw.ALLOWED_ORIGINS).map((item) => read(item, origin("ALLOWED_ORIGINS"), ""))
     : [];
   const trustedProxyHops = read(raw.TRUSTED_PROXY_HOPS, wholeNumber("TRUSTED_PROXY_HOPS", 0, 32), 1);
-  return { siteOrigin, allowedOrigins, trustedProxyHops, onVercel: raw.VERCEL !== undefined };
+  return { siteOrigin, siteName, allowedOrigins, trustedProxyHops, onVercel: raw.VERCEL !== undefined };
 }
 
 /**

@@ -25,6 +25,8 @@ export interface SpamRules {
 
 export interface Config {
   siteOrigin: string;
+  /** `SITE_NAME`: what the emails and the inbox call the site. */
+  siteName: string;
   allowedOrigins: readonly string[];
   trustedProxyHops: number;
   /** `VERCEL` is set: the app runs on Vercel, whose edge writes `X-Forwarded-For` itself. */

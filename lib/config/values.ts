@@ -1,5 +1,6 @@
 import { domainToASCII } from "node:url";
 import { z } from "zod";
+import { SINGLE_LINE_CONTROL } from "../format";
 
 /**
  * The value parsers every section of the configuration shares. Each names its variable in its
@@ -47,6 +48,20 @@ export const httpUrl = (variable: string) =>
   });
 
 export const origin = (variable: string) => httpUrl(variable).transform((url) => url.origin);
+
+/**
+ * A name shown in email subjects and pages: one line of at most `max` characters, with no control
+ * or bidirectional formatting character (a subject is a header line; a name must read as written).
+ */
+export const displayName = (variable: string, max = 80) =>
+  z.string().transform((value, ctx) => {
+    if (value.length <= max && !SINGLE_LINE_CONTROL.test(value)) return value;
+    ctx.addIssue({
+      code: "custom",
+      message: `${variable} must be one line of at most ${max} characters, without control characters`,
+    });
+    return z.NEVER;
+  });
 
 export const rateLimitRule = (variable: string) =>
   z.string().transform((value, ctx) => {

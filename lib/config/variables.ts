@@ -45,6 +45,16 @@ export const VARIABLES = [
       "The site's public origin. Contact requests whose Origin is this one are same-origin; links in emails, robots.txt, sitemap.xml and the pages' canonical URLs are made on it (set it where the site is built too).",
   },
   {
+    name: "SITE_NAME",
+    group: "The site",
+    default: "`Northwind Studio`",
+    example: "",
+    summary:
+      "what the emails and the inbox call the site: the emails' brand line and reasons, the newsletter confirmation's and the sign-in link's subjects, the inbox's header (at most 80 characters, one line)",
+    notes:
+      "What the emails and the inbox call the site: the emails' brand line and the reason each gives, the subjects of the newsletter confirmation (Confirm your subscription to the <name> newsletter) and of the ops sign-in link, and the inbox's header. At most 80 characters, on one line. Unset: Northwind Studio, this site's own name; a site that adopts the package sets its own.",
+  },
+  {
     name: "ALLOWED_ORIGINS",
     group: "The site",
     default: "(none)",

@@ -69,7 +69,7 @@ export class Acknowledger implements BriefAcknowledger {
     }
     // Not sent: the window is given back, so a redelivery (or the next brief) can send one.
     const status = await releasedOnFailure(claim, async () => {
-      const email = await renderBriefAcknowledgment(record);
+      const email = await renderBriefAcknowledgment({ siteName: this.mailer.siteName, record });
       return this.mailer.send({
         to: record.email,
         subject: briefAcknowledgmentSubject(record.reference),

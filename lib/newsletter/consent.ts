@@ -118,6 +118,7 @@ async function sendConfirmation(services: NewsletterServices, record: Subscriber
   await releasedOnFailure(claim, async () => {
     const urls = newsletterLinks(links, services.config.siteOrigin, id, now);
     const email = await renderNewsletterConfirmation({
+      siteName: visitorMailer.siteName,
       email: record.email,
       topics: record.topics,
       confirmUrl: urls.confirm,
@@ -127,7 +128,7 @@ async function sendConfirmation(services: NewsletterServices, record: Subscriber
     try {
       await visitorMailer.send({
         to: record.email,
-        subject: newsletterConfirmationSubject,
+        subject: newsletterConfirmationSubject(visitorMailer.siteName),
         ...email,
         oneClickUnsubscribeUrl: urls.oneClickUnsubscribe,
       });

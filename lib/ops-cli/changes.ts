@@ -174,6 +174,13 @@ export async function gc(invocation: Invocation, context: CommandContext): Promi
       `${expired.length} expired sign-in record${expired.length === 1 ? "" : "s"} of the inbox on the web ${done}\n`,
     );
   }
+  if (collected.subscriberChanges > 0) {
+    const marks = collected.subscriberChanges;
+    await write(
+      stdout,
+      `${marks} subscriber change mark${marks === 1 ? "" : "s"} ${invocation.dryRun ? "would be folded" : "folded"} into the subscribers' index\n`,
+    );
+  }
   await describeRetention(collected.retention, invocation.dryRun, context);
   return problems.count > 0 ? 1 : 0;
 }

@@ -30,6 +30,7 @@ export async function runRetentionGc(
     [retention.briefs.length, "briefs past RETENTION_DAYS"],
     [retention.spam.length, "spam entries past RETENTION_DAYS"],
     [retention.pendingSubscribers.length, "subscriptions left unconfirmed for 7 days"],
+    [collected.subscriberChanges, "subscriber change marks, folded into the subscribers' index"],
   ];
   let removed = 0;
   for (const [count, what] of found) {

@@ -104,8 +104,9 @@ export async function sendSignInLink(
   const signInUrl =
     `${config.siteOrigin}/inbox/sign-in/confirm?token=${encodeURIComponent(token)}` +
     (back === "/inbox" ? "" : `&next=${encodeURIComponent(back)}`);
-  const body = await renderOpsSignIn({ signInUrl, validFor: "15 minutes" });
-  await ops.mailer.send({ to: address, subject: opsSignInSubject, ...body });
+  const { siteName } = ops.mailer;
+  const body = await renderOpsSignIn({ siteName, signInUrl, validFor: "15 minutes" });
+  await ops.mailer.send({ to: address, subject: opsSignInSubject(siteName), ...body });
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type SubscriberChangeMark,
 } from "../newsletter/subscriber-changes";
 import { subscriberPathById, type SubscriberRecord } from "../newsletter/subscribers";
-import type { ObjectStore } from "../store";
+import type { ObjectStore, StoreCallOptions } from "../store";
 import { InboxRecordError } from "./errors";
 import { mapLimit } from "./reader";
 import { parseSubscriber } from "./records";
@@ -162,9 +162,9 @@ function serializeIndex(subscribers: readonly SubscriberSummary[], now: Date): s
   return JSON.stringify(document);
 }
 
-async function listMarks(store: ObjectStore): Promise<SubscriberChangeMark[]> {
+async function listMarks(store: ObjectStore, call?: StoreCallOptions): Promise<SubscriberChangeMark[]> {
   const marks: SubscriberChangeMark[] = [];
-  for await (const info of store.list(SUBSCRIBER_CHANGES_PREFIX)) {
+  for await (const info of store.list(SUBSCRIBER_CHANGES_PREFIX, call)) {
     const mark = parseChangeMark(info.path);
     if (mark) marks.push(mark);
   }
@@ -178,9 +178,10 @@ async function readSummary(
   store: ObjectStore,
   id: string,
   onProblem?: ProblemReporter,
+  call?: StoreCallOptions,
 ): Promise<SubscriberSummary | null> {
   const path = subscriberPathById(id);
-  const bytes = await store.get(path);
+  const bytes = await store.get(path, call);
   if (bytes === null) return null;
   try {
     return summarizeSubscriber(id, parseSubscriber(path, bytes));
@@ -192,9 +193,14 @@ async function readSummary(
 }
 
 /** Removes settled marks; one that cannot be removed now is read again next time, which is harmless. */
-async function removeMarks(store: ObjectStore, marks: readonly SubscriberChangeMark[], now: number) {
+async function removeMarks(
+  store: ObjectStore,
+  marks: readonly SubscriberChangeMark[],
+  now: number,
+  call?: StoreCallOptions,
+) {
   const settled = marks.filter((mark) => now - mark.at > SETTLED_MS);
-  await mapLimit(settled, READ_CONCURRENCY, (mark) => store.delete(mark.path).catch(() => undefined));
+  await mapLimit(settled, READ_CONCURRENCY, (mark) => store.delete(mark.path, call).catch(() => undefined));
 }
 
 async function rebuild(
@@ -253,27 +259,83 @@ export async function readSubscriberIndex(
     return rebuild(store, damaged?.version ?? null, now, onProblem);
   }
   if (marks.length === 0) return indexed;
-  const ids = [...new Set(marks.map((mark) => mark.id))];
-  const fresh = await mapLimit(ids, READ_CONCURRENCY, (id) => readSummary(store, id, onProblem));
-  const changed = new Set(ids);
-  const subscribers = indexed.filter((summary) => !changed.has(summary.id));
-  for (const summary of fresh) if (summary !== null) subscribers.push(summary);
-  subscribers.sort(newestFirst);
+  const subscribers = await withChanges(store, indexed, marks, onProblem);
   const version = settled ? stored?.version : null;
   if (version) {
     // After the answer: writing the whole index (and on the filesystem its fsync) is no part of a view.
-    defer(async () => {
-      try {
-        const body = serializeIndex(subscribers, now);
-        if (await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", version)) {
-          await removeMarks(store, marks, now.getTime());
-        }
-      } catch (error) {
-        console.warn(`[ops] could not write ${SUBSCRIBER_INDEX_PATH}: ${describeFailure(error)}`);
-      }
-    }, "folding subscriber changes into the index");
+    defer(
+      () => writeFold(store, subscribers, marks, version, now),
+      "folding subscriber changes into the index",
+    );
   }
   return subscribers;
+}
+
+/**
+ * gc's part (a long-lived server's hourly run, the cron route, the ops tool): the settled marks
+ * folded into the index and removed, as a view does, so that they do not pile up while nobody
+ * opens the list (the next view would read again every record they name). Nothing while no mark
+ * has settled, and nothing without an index (the next view builds one from every record). The
+ * number of marks folded (`dryRun`: that would be).
+ */
+export async function foldSubscriberChanges(
+  store: ObjectStore,
+  {
+    now = new Date(),
+    dryRun = false,
+    onProblem,
+    call,
+  }: { now?: Date; dryRun?: boolean; onProblem?: ProblemReporter; call?: StoreCallOptions } = {},
+): Promise<number> {
+  const marks = await listMarks(store, call);
+  const settled = marks.filter((mark) => now.getTime() - mark.at > SETTLED_MS).length;
+  if (settled === 0 || dryRun) return settled;
+  const stored = await store.getVersioned(SUBSCRIBER_INDEX_PATH, call);
+  const indexed = stored === null ? null : parseIndex(stored.bytes);
+  if (stored === null || indexed === null) return 0;
+  const subscribers = await withChanges(store, indexed, marks, onProblem, call);
+  return (await writeFold(store, subscribers, marks, stored.version, now, call)) ? settled : 0;
+}
+
+/** `indexed` with each subscriber the marks name read again (and left out when gone). */
+async function withChanges(
+  store: ObjectStore,
+  indexed: readonly SubscriberSummary[],
+  marks: readonly SubscriberChangeMark[],
+  onProblem?: ProblemReporter,
+  call?: StoreCallOptions,
+): Promise<SubscriberSummary[]> {
+  const ids = [...new Set(marks.map((mark) => mark.id))];
+  const fresh = await mapLimit(ids, READ_CONCURRENCY, (id) => readSummary(store, id, onProblem, call));
+  const changed = new Set(ids);
+  const subscribers = indexed.filter((summary) => !changed.has(summary.id));
+  for (const summary of fresh) if (summary !== null) subscribers.push(summary);
+  return subscribers.sort(newestFirst);
+}
+
+/**
+ * The folded index written over the `version` it was read at, then the settled marks removed;
+ * whether it was written (another fold, or an erasure, got there first: its marks wait). A failure
+ * is logged: the marks stay, and the next view or gc folds them.
+ */
+async function writeFold(
+  store: ObjectStore,
+  subscribers: readonly SubscriberSummary[],
+  marks: readonly SubscriberChangeMark[],
+  version: string,
+  now: Date,
+  call?: StoreCallOptions,
+): Promise<boolean> {
+  try {
+    const body = serializeIndex(subscribers, now);
+    const written = await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", version, call);
+    if (!written) return false;
+    await removeMarks(store, marks, now.getTime(), call);
+    return true;
+  } catch (error) {
+    console.warn(`[ops] could not write ${SUBSCRIBER_INDEX_PATH}: ${describeFailure(error)}`);
+    return false;
+  }
 }
 
 /** The ops tool's `reindex`: the index rebuilt from every record (after records were changed by hand). */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BIDI_CONTROL_CLASS } from "../format";
+import { SINGLE_LINE_CONTROL } from "../format";
 
 // In the browser zod must not probe for `new Function`: the site's CSP allows no eval, and the
 // probe, though caught, is reported as a CSP violation. (The server keeps zod's faster parsers.)
@@ -22,8 +22,6 @@ export function codePoints(value: string): number {
   return count;
 }
 
-// C0 controls, DEL, C1 controls and the bidirectional controls: a single line reads as typed.
-const CONTROL = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI_CONTROL_CLASS}]`);
 // The same, less tab, line feed and carriage return.
 const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 
@@ -65,7 +63,7 @@ export function text(rules: TextRules) {
         ctx.addIssue({ code: "custom", message: `${label} must be at least ${min} characters.` });
       } else if (length > max) {
         ctx.addIssue({ code: "custom", message: `${label} must be at most ${max} characters.` });
-      } else if ((multiline ? CONTROL_BUT_LINE_BREAKS : CONTROL).test(value)) {
+      } else if ((multiline ? CONTROL_BUT_LINE_BREAKS : SINGLE_LINE_CONTROL).test(value)) {
         ctx.addIssue({
           code: "custom",
           message: multiline

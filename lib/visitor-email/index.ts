@@ -4,9 +4,4 @@ export type { OpsSignInProps } from "./emails/ops-sign-in";
 export { EmailUnavailableError, VisitorMailer, type VisitorMessage } from "./mailer";
 export type { RenderedEmail } from "./render";
 export { renderBriefAcknowledgment, renderNewsletterConfirmation, renderOpsSignIn } from "./renderers";
-export {
-  briefAcknowledgmentSubject,
-  newsletterConfirmationSubject,
-  opsSignInSubject,
-  SITE_NAME,
-} from "./subjects";
+export { briefAcknowledgmentSubject, newsletterConfirmationSubject, opsSignInSubject } from "./subjects";

@@ -9,11 +9,6 @@ import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
 import type { ReactNode } from "react";
 
-/** Who the emails come from, as the site names itself. */
-import { SITE_NAME } from "./subjects";
-
-export { SITE_NAME };
-
 const font = "system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 
 export const styles = {
@@ -42,6 +37,8 @@ export const styles = {
 } as const;
 
 export interface LayoutProps {
+  /** Who the email comes from, as the site names itself (`SITE_NAME`). */
+  siteName: string;
   /** The line mail clients show beside the subject. */
   preview: string;
   children: ReactNode;
@@ -59,14 +56,14 @@ export interface LayoutProps {
  * absolute on `SITE_URL`. React escapes every string it is given, so a visitor's own text can
  * only ever show as text.
  */
-export function VisitorEmailLayout({ preview, children, unsubscribeUrl, reason }: LayoutProps) {
+export function VisitorEmailLayout({ siteName, preview, children, unsubscribeUrl, reason }: LayoutProps) {
   return (
     <Html lang="en">
       <Head />
       <Preview>{preview}</Preview>
       <Body style={styles.body}>
         <Container style={styles.container}>
-          <Text style={styles.brand}>{SITE_NAME}</Text>
+          <Text style={styles.brand}>{siteName}</Text>
           {children}
           <Hr style={{ borderColor: "#e2e8f0", margin: "24px 0 16px" }} />
           <Section>

@@ -1,5 +1,6 @@
 import type { SendMailOptions } from "nodemailer";
 import type { Mailbox } from "../config";
+import { DEFAULT_SITE_NAME } from "../config/site";
 import { SmtpSender, smtpReplyCodeOf } from "../notify/smtp";
 import { withTimeout } from "../timeout";
 import type { RenderedEmail } from "./render";
@@ -56,11 +57,15 @@ export class EmailUnavailableError extends Error {
 export class VisitorMailer {
   private readonly sender: SmtpSender;
 
+  /** What the emails call the site (`SITE_NAME`): their brand line, reasons and subjects. */
+  readonly siteName: string;
+
   constructor(
-    private readonly settings: { smtpUrl: string; from: Mailbox },
+    private readonly settings: { smtpUrl: string; from: Mailbox; siteName?: string },
     private readonly timeoutMs: number,
   ) {
     this.sender = new SmtpSender(settings.smtpUrl, timeoutMs);
+    this.siteName = settings.siteName ?? DEFAULT_SITE_NAME;
   }
 
   /**

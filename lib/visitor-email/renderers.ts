@@ -10,14 +10,12 @@ import type { RenderedEmail } from "./render";
  */
 
 /** Both bodies of `record`'s acknowledgment. */
-export async function renderBriefAcknowledgment(
-  record: BriefAcknowledgmentProps["record"],
-): Promise<RenderedEmail> {
+export async function renderBriefAcknowledgment(props: BriefAcknowledgmentProps): Promise<RenderedEmail> {
   const [{ BriefAcknowledgmentEmail }, { renderEmail }] = await Promise.all([
     import("./emails/brief-acknowledgment"),
     import("./render"),
   ]);
-  return renderEmail(BriefAcknowledgmentEmail({ record }));
+  return renderEmail(BriefAcknowledgmentEmail(props));
 }
 
 /** Both bodies of the newsletter's confirmation email. */

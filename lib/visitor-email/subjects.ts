@@ -1,11 +1,17 @@
-/** What the site is called in its emails, and each email's subject: plain text, no React Email. */
-export const SITE_NAME = "Northwind Studio";
+/**
+ * Each email's subject: plain text, no React Email. `siteName` is `SITE_NAME`, what the site calls
+ * itself (a single line, checked at start).
+ */
 
 /** "We received your brief – <reference>" (an en dash, as the contract writes it). */
 export function briefAcknowledgmentSubject(reference: string): string {
   return `We received your brief \u2013 ${reference}`;
 }
 
-export const newsletterConfirmationSubject = `Confirm your subscription to the ${SITE_NAME} newsletter`;
+export function newsletterConfirmationSubject(siteName: string): string {
+  return `Confirm your subscription to the ${siteName} newsletter`;
+}
 
-export const opsSignInSubject = `Sign in to the ${SITE_NAME} inbox`;
+export function opsSignInSubject(siteName: string): string {
+  return `Sign in to the ${siteName} inbox`;
+}

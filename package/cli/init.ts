@@ -58,14 +58,18 @@ export async function init({ cwd, stdout, inbox = false }: InitOptions): Promise
   if (appDir === null)
     throw new Error("No app/ or src/app/ folder here: run it in a Next.js App Router project.");
   const existing = await filesByUrl(cwd, appDir);
+  // A site without TypeScript gets JavaScript files: Next would otherwise stop its build to ask
+  // for TypeScript. The re-exports read the same in both.
+  const typescript = existsSync(path.join(cwd, "tsconfig.json"));
   const written: string[] = [];
   const skipped: string[] = [];
   for (const route of inbox ? [...SITE_ROUTES, ...INBOX_ROUTES] : SITE_ROUTES) {
-    const relative = path.join(route.besideApp ? path.dirname(appDir) : appDir, route.path);
+    const folder = route.besideApp ? path.dirname(appDir) : appDir;
+    const relative = path.join(folder, typescript ? route.path : route.path.replace(/\.ts(x?)$/, ".js$1"));
     const full = path.join(cwd, relative);
-    const there = route.besideApp
-      ? besideAppFile(cwd, path.dirname(appDir), route)
-      : existing.get(urlOf(path.dirname(route.path)));
+    const there = /^(page|route)\./.test(path.basename(route.path))
+      ? existing.get(urlOf(path.dirname(route.path)))
+      : sameFileAnyExtension(cwd, folder, route);
     if (there !== undefined) {
       skipped.push(there);
       continue;
@@ -80,11 +84,12 @@ export async function init({ cwd, stdout, inbox = false }: InitOptions): Promise
 }
 
 /**
- * The site's own file in `route`'s place beside the app folder, in any of the extensions Next
- * reads; for the proxy, its older name `middleware` too (Next refuses a site with both).
+ * The site's own file in the place of `route` (a layout, or a file beside the app folder), in any
+ * of the extensions Next reads; for the proxy, its older name `middleware` too (Next refuses a
+ * site with both).
  */
-function besideAppFile(cwd: string, folder: string, route: RouteFile): string | undefined {
-  const base = path.basename(route.path, path.extname(route.path));
+function sameFileAnyExtension(cwd: string, folder: string, route: RouteFile): string | undefined {
+  const base = path.join(path.dirname(route.path), path.basename(route.path, path.extname(route.path)));
   const names = base === "proxy" ? ["proxy", "middleware"] : [base];
   for (const name of names) {
     for (const extension of [".ts", ".js", ".mjs", ".tsx", ".jsx"]) {
@@ -114,6 +119,8 @@ function report({ written, skipped }: InitResult, inbox: boolean): string {
     "  SMTP_URL=smtps://<user>:<password>@<mail server>:465",
     "  EMAIL_FROM=Studio Intake <intake@your.site>",
     "  EMAIL_TO=ops@your.site",
+    "and the name the emails and the inbox give your site (unset: Northwind Studio, the package's own site):",
+    "  SITE_NAME=Your Site",
     "and in production:",
     "  SITE_URL=https://your.site",
     "  IP_HASH_SALT=<a long random string>",

@@ -87,6 +87,7 @@ test.beforeAll(async () => {
       EMAIL_FROM: "Acme Rockets <intake@acme.example>",
       EMAIL_TO: OPS,
       OPS_EMAILS: OPS,
+      SITE_NAME: "Acme Rockets",
       LINK_SIGNING_SECRET: "adopter-link-signing-secret-of-32-characters",
     },
   });
@@ -186,6 +187,11 @@ test("its ops sign in to the inbox by the emailed link and find the brief there"
   const before = smtp?.received.filter((mail) => mail.envelope.to.includes(OPS)).length ?? 0;
   await signInByKeyboard(page, URL, smtp as SmtpTestServer, OPS, before + 1);
   await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
+  // The site's own name, in the inbox's header and the sign-in email, never the studio's.
+  await expect(page.getByRole("link", { name: "Acme Rockets Inbox" })).toBeVisible();
+  const signInMail = smtp?.received.filter((mail) => mail.envelope.to.includes(OPS)).at(-1);
+  expect(signInMail?.parsed.subject).toBe("Sign in to the Acme Rockets inbox");
+  expect(signInMail?.parsed.text).not.toContain("Northwind");
   // The inbox's own stylesheet, which its layout brings: the site builds no Tailwind.
   await expect(page.getByRole("link", { name: "Export these as CSV" })).toHaveCSS(
     "color",

@@ -5,6 +5,10 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config";
+import { subscribe, subscriberId, unsubscribeSubscriber } from "@/lib/newsletter";
+import { markSubscriberChange } from "@/lib/newsletter/subscriber-changes";
+import { readSubscriberIndex } from "@/lib/ops";
+import { SETTLED_MS, SUBSCRIBER_INDEX_PATH } from "@/lib/ops/subscriber-index";
 import { createStore } from "@/lib/store";
 import { briefForm, postContact, validBrief } from "../support/contact";
 import { makePdf } from "../support/files";
@@ -133,6 +137,33 @@ describe("inbox tool: the command line", () => {
       `1 unfinished upload older than 60 minutes removed in the filesystem inbox ${dir}\n`,
     );
     expect(await readdir(dir)).toEqual([".tmp-upload-99887766ffeeddcc"]);
+  });
+
+  it("gc folds settled subscriber change marks into the subscribers' index, when there is one", async () => {
+    const dir = await tempDir("ops-inbox-");
+    const store = createStore(parseConfig({ INBOX_DIR: dir }));
+    await subscribe(store, { email: "ada@example.com", topics: ["AI"] });
+    await readSubscriberIndex(store);
+    const id = subscriberId("ada@example.com");
+    await unsubscribeSubscriber(store, id);
+    // Two changes that landed before the settling time: a view would fold them; nobody opened one.
+    const settledAt = Date.now() - SETTLED_MS - 60_000;
+    for (const name of await readdir(join(dir, "newsletter/changes")))
+      await rm(join(dir, "newsletter/changes", name));
+    await markSubscriberChange(store, id, settledAt);
+    await markSubscriberChange(store, id, settledAt + 1);
+
+    const dry = await runInbox(["gc", "--dry-run"], { env: { INBOX_DIR: dir } });
+    expect(dry.stdout).toContain("2 subscriber change marks would be folded into the subscribers' index\n");
+    expect(await readdir(join(dir, "newsletter/changes"))).toHaveLength(2);
+
+    const result = await runInbox(["gc"], { env: { INBOX_DIR: dir } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("2 subscriber change marks folded into the subscribers' index\n");
+    // The folder goes with its last file (the filesystem inbox prunes empty folders).
+    expect(await readdir(join(dir, "newsletter/changes")).catch(() => [])).toEqual([]);
+    const stored = await store.get(SUBSCRIBER_INDEX_PATH);
+    expect(Buffer.from(stored ?? new Uint8Array()).toString("utf8")).toContain('"unsubscribed"');
   });
 
   it("a malformed variable stops it with the variable named, exit 1, as it stops the app", async () => {

@@ -19,6 +19,7 @@ const VARIABLES = VARIABLE_LIST.map((variable) => variable.name);
 
 const DEFAULTS = {
   siteOrigin: "http://localhost:3000",
+  siteName: "Northwind Studio",
   allowedOrigins: [],
   trustedProxyHops: 1,
   onVercel: false,
@@ -90,6 +91,13 @@ describe("parseConfig values", () => {
     ],
     ["SITE_URL with a port", { SITE_URL: "http://localhost:8080" }, { siteOrigin: "http://localhost:8080" }],
     ["SITE_URL padded", { SITE_URL: "  https://studio.example  " }, { siteOrigin: "https://studio.example" }],
+    ["SITE_NAME", { SITE_NAME: "  Acme Rockets  " }, { siteName: "Acme Rockets" }],
+    ["SITE_NAME of 80 characters", { SITE_NAME: "A".repeat(80) }, { siteName: "A".repeat(80) }],
+    [
+      "SITE_NAME in any script",
+      { SITE_NAME: "Bäckerei Müller · 東京" },
+      { siteName: "Bäckerei Müller · 東京" },
+    ],
     [
       "ALLOWED_ORIGINS",
       { ALLOWED_ORIGINS: "https://a.example, https://b.example/path" },
@@ -174,6 +182,11 @@ describe("parseConfig refuses malformed values, naming the variable", () => {
   it.each<[Env, string]>([
     [{ SITE_URL: "not a url" }, "SITE_URL"],
     [{ SITE_URL: "ftp://studio.example" }, "SITE_URL"],
+    // A subject is a header line: a name that could end it, or read otherwise than written, is refused.
+    [{ SITE_NAME: "Acme\r\nBcc: victim@example.com" }, "SITE_NAME"],
+    [{ SITE_NAME: "Acme\u0000" }, "SITE_NAME"],
+    [{ SITE_NAME: "Acme \u202eskcoR" }, "SITE_NAME"],
+    [{ SITE_NAME: "A".repeat(81) }, "SITE_NAME"],
     [{ TRUSTED_PROXY_HOPS: "-1" }, "TRUSTED_PROXY_HOPS"],
     [{ TRUSTED_PROXY_HOPS: "abc" }, "TRUSTED_PROXY_HOPS"],
     [{ TRUSTED_PROXY_HOPS: "1.5" }, "TRUSTED_PROXY_HOPS"],

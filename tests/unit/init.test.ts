@@ -14,10 +14,11 @@ afterEach(async () => {
   await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
 });
 
-/** An empty project with the given App Router folder (none: `null`). */
-async function project(appDir: string | null): Promise<{ cwd: string }> {
+/** An empty TypeScript project with the given App Router folder (none: `null`); `{ js }`: no tsconfig.json. */
+async function project(appDir: string | null, { js = false } = {}): Promise<{ cwd: string }> {
   const cwd = await mkdtemp(path.join(tmpdir(), "init-"));
   folders.push(cwd);
+  if (!js) await writeFile(path.join(cwd, "tsconfig.json"), "{}\n");
   if (appDir !== null) await mkdir(path.join(cwd, appDir), { recursive: true });
   return { cwd };
 }
@@ -71,6 +72,30 @@ describe("studio-intake init", () => {
         'export const dynamic = "force-dynamic";',
       );
     }
+  });
+
+  it("names each file it skips once, the inbox's layout by its own name", async () => {
+    const { cwd } = await project("app");
+    await init({ cwd, stdout: output().stream, inbox: true });
+    const again = await init({ cwd, stdout: output().stream, inbox: true });
+    expect(again.written).toEqual([]);
+    expect(again.skipped).toContain(path.join("app", "inbox", "layout.tsx"));
+    expect(new Set(again.skipped).size).toBe(SITE_ROUTES.length + INBOX_ROUTES.length);
+  });
+
+  it("writes JavaScript files in a project without TypeScript, and counts them as there", async () => {
+    const { cwd } = await project("app", { js: true });
+    const result = await init({ cwd, stdout: output().stream, inbox: true });
+    expect(result.written).toContain(path.join("app", "api", "contact", "route.js"));
+    expect(result.written).toContain(path.join("app", "inbox", "layout.jsx"));
+    expect(result.written).toContain("proxy.js");
+    expect(result.written.filter((file) => /\.tsx?$/.test(file))).toEqual([]);
+    expect(await readFile(path.join(cwd, "app", "api", "contact", "route.js"), "utf8")).toBe(
+      'export { POST } from "studio-intake/next/contact";\n',
+    );
+    const again = await init({ cwd, stdout: output().stream, inbox: true });
+    expect(again.written).toEqual([]);
+    expect(again.skipped).toHaveLength(SITE_ROUTES.length + INBOX_ROUTES.length);
   });
 
   it("leaves the site's own proxy, or its middleware, alone and says what to add", async () => {

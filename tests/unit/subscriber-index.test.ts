@@ -26,7 +26,12 @@ import {
   subscriberPage,
   type SubscriberSummary,
 } from "@/lib/ops";
-import { SETTLED_MS, SUBSCRIBER_INDEX_PATH, summarizeSubscriber } from "@/lib/ops/subscriber-index";
+import {
+  foldSubscriberChanges,
+  SETTLED_MS,
+  SUBSCRIBER_INDEX_PATH,
+  summarizeSubscriber,
+} from "@/lib/ops/subscriber-index";
 import { BlobStore } from "@/lib/store/blob";
 import { FilesystemStore } from "@/lib/store/filesystem";
 import type { ObjectStore } from "@/lib/store/types";
@@ -135,6 +140,29 @@ describe.each<[string, () => ObjectStore]>([
     expect(await indexText(store)).toContain('"unsubscribed"');
     expect(await marks(store)).toEqual([]);
     expect(await readSubscriberIndex(store)).toEqual(settled);
+  });
+
+  it("is folded by gc while nobody opens the list; without an index, gc leaves it to the next view", async () => {
+    await subscribe(store, { email: "ada@example.com", topics: ["AI"] }, at(1));
+    // No index yet: gc reads no record to build one (the next view does), and the mark stays.
+    expect(await foldSubscriberChanges(store, { now: later() })).toBe(0);
+    expect(await indexText(store)).toBeNull();
+    expect(await marks(store)).toHaveLength(1);
+
+    await readSubscriberIndex(store);
+    await unsubscribeSubscriber(store, subscriberId("ada@example.com"), at(2));
+    const waiting = (await marks(store)).length;
+    expect(waiting).toBe(2);
+    // Young marks wait: their writer may still be writing.
+    expect(await foldSubscriberChanges(store)).toBe(0);
+    expect(await foldSubscriberChanges(store, { now: later(), dryRun: true })).toBe(waiting);
+    expect(await indexText(store)).toContain('"confirmed"');
+    expect(await marks(store)).toHaveLength(waiting);
+
+    expect(await foldSubscriberChanges(store, { now: later() })).toBe(waiting);
+    expect(await indexText(store)).toContain('"unsubscribed"');
+    expect(await marks(store)).toEqual([]);
+    expect(await readSubscriberIndex(store)).toEqual(await truth(store));
   });
 
   it("loses no change when subscriptions, confirmations and views run at once", async () => {

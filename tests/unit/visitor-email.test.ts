@@ -4,6 +4,8 @@ import {
   type BriefAcknowledgmentProps,
   briefAcknowledgmentSubject,
   EmailUnavailableError,
+  newsletterConfirmationSubject,
+  opsSignInSubject,
   VisitorMailer,
 } from "@/lib/visitor-email";
 import {
@@ -18,12 +20,14 @@ import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 
 const HOSTILE = "o'brien+<script>alert(1)</script>@example.com";
 const CONFIRM = "https://studio.example/newsletter/confirm?token=abc.def";
+const SITE = "Northwind Studio";
 const UNSUBSCRIBE = "https://studio.example/newsletter/unsubscribe?token=ghi.jkl";
 
 describe("renderEmail", () => {
   it("renders both bodies from one component: the visitor's text escaped in HTML, links whole in the text", async () => {
     const { html, text } = await renderEmail(
       NewsletterConfirmationEmail({
+        siteName: SITE,
         email: HOSTILE,
         topics: ["AI", "Quantum"],
         confirmUrl: CONFIRM,
@@ -84,7 +88,7 @@ describe("the acknowledgment repeats nothing the visitor typed", () => {
   ])(
     "%s: subject, text and HTML carry no name, address, company, role, description or file name",
     async (_, record) => {
-      const { html, text } = await renderEmail(BriefAcknowledgmentEmail({ record }));
+      const { html, text } = await renderEmail(BriefAcknowledgmentEmail({ siteName: SITE, record }));
       const subject = briefAcknowledgmentSubject(record.reference);
       for (const body of [subject, text, html]) {
         for (const marker of MARKERS) expect(body).not.toContain(marker);
@@ -106,21 +110,52 @@ describe("the acknowledgment repeats nothing the visitor typed", () => {
   );
 });
 
+describe("the site's name (SITE_NAME)", () => {
+  it("is what every email and subject calls the site, and no other name is", async () => {
+    const siteName = "Acme Rockets";
+    const emails = [
+      BriefAcknowledgmentEmail({ siteName, record: MARKED_BRIEF }),
+      NewsletterConfirmationEmail({
+        siteName,
+        email: "ada@example.com",
+        topics: ["AI"],
+        confirmUrl: CONFIRM,
+        unsubscribeUrl: UNSUBSCRIBE,
+        validFor: "7 days",
+      }),
+      OpsSignInEmail({ siteName, signInUrl: CONFIRM, validFor: "15 minutes" }),
+    ];
+    for (const email of emails) {
+      const { html, text } = await renderEmail(email);
+      for (const body of [html, text]) {
+        expect(body).toContain("Acme Rockets");
+        expect(body).not.toContain("Northwind");
+      }
+    }
+    expect(newsletterConfirmationSubject(siteName)).toBe(
+      "Confirm your subscription to the Acme Rockets newsletter",
+    );
+    expect(opsSignInSubject(siteName)).toBe("Sign in to the Acme Rockets inbox");
+  });
+});
+
 describe("renderEmail renders once", () => {
   const brief: BriefAcknowledgmentProps["record"] = MARKED_BRIEF;
   const emails = {
-    acknowledgment: BriefAcknowledgmentEmail({ record: brief }),
+    acknowledgment: BriefAcknowledgmentEmail({ siteName: SITE, record: brief }),
     "acknowledgment without attachment": BriefAcknowledgmentEmail({
+      siteName: SITE,
       record: { ...brief, attachment: null },
     }),
     confirmation: NewsletterConfirmationEmail({
+      siteName: SITE,
       email: HOSTILE,
       topics: ["AI", "Quantum", "Research"],
       confirmUrl: CONFIRM,
       unsubscribeUrl: UNSUBSCRIBE,
       validFor: "7 days",
     }),
-    "ops sign-in": OpsSignInEmail({ signInUrl: CONFIRM, validFor: "15 minutes" }),
+    "ops sign-in": OpsSignInEmail({ siteName: SITE, signInUrl: CONFIRM, validFor: "15 minutes" }),
   };
 
   // The text is now converted from the one HTML render by a converter compiled once; it must be

@@ -62,7 +62,7 @@ describe("the acknowledgment as the visitor receives it", () => {
             attachment: size === null ? null : { size },
           };
           const from = FROMS[round % 2] as Mailbox;
-          const email = await renderBriefAcknowledgment(record);
+          const email = await renderBriefAcknowledgment({ siteName: "Northwind Studio", record });
           const mailer = new VisitorMailer({ smtpUrl: smtp.url, from }, 3_000);
           await mailer.send({
             to: `sender-${round}@bench.example`,
@@ -102,6 +102,7 @@ describe("the confirmation as the visitor receives it", () => {
       for (const topics of [[], ["AI"], NEWSLETTER_TOPICS.slice(2, 5), [...NEWSLETTER_TOPICS]]) {
         const urls = newsletterLinks(signer, "https://studio.example", `subscriber-${address.length}`);
         const props: NewsletterConfirmationProps = {
+          siteName: "Northwind Studio",
           email: address,
           topics,
           confirmUrl: urls.confirm,
@@ -112,13 +113,13 @@ describe("the confirmation as the visitor receives it", () => {
         const mailer = new VisitorMailer({ smtpUrl: smtp.url, from: FROMS[1] as Mailbox }, 3_000);
         await mailer.send({
           to,
-          subject: newsletterConfirmationSubject,
+          subject: newsletterConfirmationSubject("Northwind Studio"),
           ...email,
           oneClickUnsubscribeUrl: urls.oneClickUnsubscribe,
         });
         const mail = smtp.received.at(-1);
         expect(mail?.envelope.to).toHaveLength(1);
-        expect(mail?.parsed.subject).toBe(newsletterConfirmationSubject);
+        expect(mail?.parsed.subject).toBe("Confirm your subscription to the Northwind Studio newsletter");
         expect(arrived(mail?.parsed.text)).toBe(email.text);
         expect(arrived(mail?.parsed.html)).toBe(email.html);
         expect(header(mail, "list-unsubscribe")).toBe(`<${urls.oneClickUnsubscribe}>`);

@@ -11,6 +11,7 @@ import { recordAudit } from "../audit";
 import type { InboxStore } from "../deps";
 import type { InboxRecordError } from "../errors";
 import { applyRetention, type RetentionResult } from "../retention";
+import { foldSubscriberChanges } from "../subscriber-index";
 
 /**
  * What gc needs besides the store: the inbox on the web's own rule for its expired sign-in
@@ -56,12 +57,15 @@ export interface GarbageCollected {
   abandonedUploads: AbandonedUpload[];
   /** What retention erased: briefs, spam (folders) and pending subscriber records past 7 days. */
   retention: RetentionResult;
+  /** Settled subscriber change marks folded into the subscribers' index (and removed). */
+  subscriberChanges: number;
 }
 
 /**
  * `gc`, for the ops tool, the cron route and a long-lived server's hourly run alike: removes (or,
  * `dryRun`, lists) what nothing will claim any more, then applies retention (briefs and spam past
- * `retentionDays`, pending subscribers past 7 days). A run that erased briefs or spam writes one
+ * `retentionDays`, pending subscribers past 7 days) and folds the settled subscriber change marks
+ * into the subscribers' index (after retention, whose removals leave marks of their own). A run that erased briefs or spam writes one
  * audit entry, `retention`, with the counts. A store that does not answer throws
  * `StoreUnavailableError`, and what was not removed waits for the next run.
  */
@@ -84,7 +88,7 @@ export async function collectGarbage(
   const unfinished = () =>
     store.removeAbandonedUploads(new Date(now.getTime() - ABANDONED_UPLOAD_AGE_MS), { ...call, dryRun });
   const retention = () => applyRetention(store, { now, retentionDays, dryRun, call, onProblem });
-  let collected: GarbageCollected;
+  let collected: Omit<GarbageCollected, "subscriberChanges">;
   if (inOrder) {
     collected = {
       stagedUploads: await staged(),
@@ -101,10 +105,12 @@ export async function collectGarbage(
     ]);
     collected = { stagedUploads, expiredSignIns, abandonedUploads, retention: erased };
   }
+  // After the rest, so that what retention erased is folded in as well.
+  const subscriberChanges = await foldSubscriberChanges(store, { now, dryRun, onProblem, call });
   const { briefs, spam } = collected.retention;
   if (!dryRun && briefs.length + spam.length > 0) {
     const target = `${briefs.length} briefs, ${spam.length} spam`;
     await recordAudit(store, { actor, action: "retention", target }, now);
   }
-  return collected;
+  return { ...collected, subscriberChanges };
 }

@@ -5,10 +5,12 @@ import { formatBytes } from "../../format";
 import type { AttachmentRecord, BriefRecord } from "../../briefs";
 import { BUDGETS, PROJECT_TYPES, TIMELINES } from "../../schemas/brief";
 import { NEXT_STEPS } from "../../site/next-steps";
-import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
+import { styles, VisitorEmailLayout } from "../layout";
 export { briefAcknowledgmentSubject } from "../subjects";
 
 export interface BriefAcknowledgmentProps {
+  /** What the site calls itself (`SITE_NAME`). */
+  siteName: string;
   /**
    * Only what the visitor chose, never what they typed (name, company, role, description, file
    * name): anyone can put someone else's address in the form, so free text here would let them
@@ -22,7 +24,7 @@ export interface BriefAcknowledgmentProps {
 const label = { fontWeight: 600 } as const;
 
 /** The reference, the choices made with the form's labels, whether a file came, and what happens next. */
-export function BriefAcknowledgmentEmail({ record }: BriefAcknowledgmentProps) {
+export function BriefAcknowledgmentEmail({ siteName, record }: BriefAcknowledgmentProps) {
   const rows: [string, string][] = [
     ["Project type", PROJECT_TYPES[record.projectType]],
     ["Budget", BUDGETS[record.budget]],
@@ -31,8 +33,9 @@ export function BriefAcknowledgmentEmail({ record }: BriefAcknowledgmentProps) {
   ];
   return (
     <VisitorEmailLayout
+      siteName={siteName}
       preview={`Your reference is ${record.reference}.`}
-      reason={`You get this email because a project brief was sent with this address on the ${SITE_NAME} website. If it was not you, ignore it, or reply and tell us.`}
+      reason={`You get this email because a project brief was sent with this address on the ${siteName} website. If it was not you, ignore it, or reply and tell us.`}
     >
       <Heading as="h1" style={styles.heading}>
         We received your brief

@@ -3,10 +3,12 @@ import { Heading } from "@react-email/heading";
 import { Link } from "@react-email/link";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
-import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
+import { styles, VisitorEmailLayout } from "../layout";
 export { newsletterConfirmationSubject } from "../subjects";
 
 export interface NewsletterConfirmationProps {
+  /** What the site calls itself (`SITE_NAME`). */
+  siteName: string;
   /** The address as the visitor typed it: shown as text, never trusted as markup. */
   email: string;
   topics: readonly string[];
@@ -20,6 +22,7 @@ export interface NewsletterConfirmationProps {
 
 /** The double opt-in email: one button to the confirmation page, which asks once more before anything changes. */
 export function NewsletterConfirmationEmail({
+  siteName,
   email,
   topics,
   confirmUrl,
@@ -28,9 +31,10 @@ export function NewsletterConfirmationEmail({
 }: NewsletterConfirmationProps) {
   return (
     <VisitorEmailLayout
+      siteName={siteName}
       preview="One click to confirm your subscription."
       unsubscribeUrl={unsubscribeUrl}
-      reason={`You get this email because someone, hopefully you, asked to subscribe ${email} to the ${SITE_NAME} newsletter. If it was not you, ignore it: nothing is sent until the address is confirmed.`}
+      reason={`You get this email because someone, hopefully you, asked to subscribe ${email} to the ${siteName} newsletter. If it was not you, ignore it: nothing is sent until the address is confirmed.`}
     >
       <Heading as="h1" style={styles.heading}>
         Confirm your subscription

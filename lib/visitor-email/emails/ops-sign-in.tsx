@@ -3,10 +3,12 @@ import { Heading } from "@react-email/heading";
 import { Link } from "@react-email/link";
 import { Section } from "@react-email/section";
 import { Text } from "@react-email/text";
-import { SITE_NAME, styles, VisitorEmailLayout } from "../layout";
+import { styles, VisitorEmailLayout } from "../layout";
 export { opsSignInSubject } from "../subjects";
 
 export interface OpsSignInProps {
+  /** What the site calls itself (`SITE_NAME`). */
+  siteName: string;
   /** `SITE_URL/inbox/sign-in/confirm?token=…` */
   signInUrl: string;
   /** How long the link works, in words ("15 minutes"). */
@@ -14,11 +16,12 @@ export interface OpsSignInProps {
 }
 
 /** The inbox's sign-in link: one button to the confirmation page, whose own button signs in. */
-export function OpsSignInEmail({ signInUrl, validFor }: OpsSignInProps) {
+export function OpsSignInEmail({ siteName, signInUrl, validFor }: OpsSignInProps) {
   return (
     <VisitorEmailLayout
+      siteName={siteName}
       preview="Your link to sign in to the inbox."
-      reason={`You get this email because someone asked to sign in to the ${SITE_NAME} inbox with this address. If it was not you, ignore it: the link does nothing unless it is opened and confirmed.`}
+      reason={`You get this email because someone asked to sign in to the ${siteName} inbox with this address. If it was not you, ignore it: the link does nothing unless it is opened and confirmed.`}
     >
       <Heading as="h1" style={styles.heading}>
         Sign in to the inbox

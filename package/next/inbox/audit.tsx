@@ -70,7 +70,7 @@ export default async function AuditPage() {
   const { services, actor } = await requirePageSession("/inbox/audit", getServices);
   const entries = await readAudit(services.store);
   return (
-    <InboxShell actor={actor} current="audit">
+    <InboxShell siteName={services.config.siteName} actor={actor} current="audit">
       <h1 className="text-xl font-bold tracking-tight text-ink">Audit log</h1>
       <p className="mt-1 text-sm text-muted">
         {entries.length < AUDIT_PAGE_SIZE

@@ -164,7 +164,12 @@ export default async function BriefPage({
   };
 
   return (
-    <InboxShell actor={actor} current={spam ? "spam" : "inbox"} skipTo="brief">
+    <InboxShell
+      siteName={services.config.siteName}
+      actor={actor}
+      current={spam ? "spam" : "inbox"}
+      skipTo="brief"
+    >
       <div className="grid grid-cols-1 gap-5 lg:grid-cols-[22rem_minmax(0,1fr)]">
         <article
           data-open-brief={spam ? undefined : record.reference}

@@ -18,7 +18,7 @@ export default async function InboxPage({ searchParams }: { searchParams: Promis
   const kept = filterQuery(filter);
   if (result.page > 1) kept.set("page", String(result.page));
   return (
-    <InboxShell actor={actor} current="inbox">
+    <InboxShell siteName={services.config.siteName} actor={actor} current="inbox">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-xl font-bold tracking-tight text-ink">Briefs</h1>
         {/* A plain link, not next/link: the router would first fetch the route for a page (one

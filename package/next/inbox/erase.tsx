@@ -40,7 +40,7 @@ export default async function PersonDataPage({ searchParams }: { searchParams: P
   const initial = await subscriberLookup(services.store, query.subscriber);
 
   return (
-    <InboxShell actor={actor} current="erase">
+    <InboxShell siteName={services.config.siteName} actor={actor} current="erase">
       <h1 className="text-xl font-bold tracking-tight text-ink">A person&apos;s data</h1>
       <p className="mt-1 max-w-2xl text-sm text-muted">
         Find what the inbox holds about an address: its briefs and spam entries, with their files, and its

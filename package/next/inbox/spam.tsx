@@ -18,7 +18,7 @@ export default async function SpamPage({ searchParams }: { searchParams: Promise
   const filter = { ...parseFilter(query), status: null, delivery: null };
   const result = await searchBriefs(services.store, "spam", filter, { page: Number(query.page) || 1 });
   return (
-    <InboxShell actor={actor} current="spam">
+    <InboxShell siteName={services.config.siteName} actor={actor} current="spam">
       <h1 className="text-xl font-bold tracking-tight text-ink">Spam</h1>
       <p className="mt-1 text-sm text-muted">
         Caught by the hidden honeypot field or a spam rule (a keyword or a sender domain): nobody was

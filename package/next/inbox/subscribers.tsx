@@ -32,7 +32,7 @@ export default async function SubscribersPage({ searchParams }: { searchParams: 
   const kept = subscriberFilterQuery(filter);
   const filtered = kept.size > 0;
   return (
-    <InboxShell actor={actor} current="subscribers">
+    <InboxShell siteName={services.config.siteName} actor={actor} current="subscribers">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
         <h1 className="text-xl font-bold tracking-tight text-ink">Subscribers</h1>
         {/* A plain link, not next/link: the router would first fetch the route for a page (one
