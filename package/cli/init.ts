@@ -105,7 +105,7 @@ function report({ written, skipped }: InitResult, inbox: boolean): string {
   if (written.length > 0) lines.push("Wrote:", ...written.map((file) => `  ${file}`));
   if (skipped.length > 0)
     lines.push("Skipped (already there, left as they are):", ...skipped.map((file) => `  ${file}`));
-  const ownProxy = skipped.find((file) => /^(src\/)?(proxy|middleware)\.[a-z]+$/.test(file));
+  const ownProxy = skipped.find((file) => /^(src[\\/])?(proxy|middleware)\.[a-z]+$/.test(file));
   if (ownProxy !== undefined)
     lines.push(
       "",

@@ -62,8 +62,10 @@ async function routeHandlers(): Promise<string[]> {
     if (segments.some((segment) => segment.startsWith("[..."))) continue;
     const source = await readFile(join(entry.parentPath, entry.name), "utf8");
     // A route file as `init` writes it re-exports the package's module: the handlers are there.
-    const module = /from\s+"studio-intake\/(next\/[^"]+)"/.exec(source)?.[1];
-    const handlerSource = module ? await readFile(join(ROOT, "package", `${module}.ts`), "utf8") : source;
+    const reexported = /from\s+"studio-intake\/(next\/[^"]+)"/.exec(source)?.[1];
+    const handlerSource = reexported
+      ? await readFile(join(ROOT, "package", `${reexported}.ts`), "utf8")
+      : source;
     // `export const GET = postOnly`: a method that answers only 405 (404 while its feature is off).
     const refusing = new Set(
       [...handlerSource.matchAll(/export\s+const\s+([A-Z]+)\s*=\s*postOnly\b/g)].map((m) => m[1]),
