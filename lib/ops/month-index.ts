@@ -1,7 +1,7 @@
 import type { Folder } from "../briefs";
 import { type ObjectStore, type StoreCallOptions, updateObject } from "../store";
 import { markStale } from "./catalog";
-import { indexDocumentLine } from "./index-document";
+import { asciiJson, indexDocumentLine } from "./index-document";
 import { monthPath } from "./reader";
 import { BRIEF_STATUSES, type BriefStatus } from "./state";
 import {
@@ -69,7 +69,7 @@ function indexDocument(index: MonthIndex): string {
   ]);
   return (
     indexDocumentLine(INDEX_VERSION, { serial: index.serial }) +
-    `${JSON.stringify({ statuses })}\n${JSON.stringify({ entries: index.entries, erased: index.erased })}\n`
+    `${asciiJson({ statuses })}\n${asciiJson({ entries: index.entries, erased: index.erased })}\n`
   );
 }
 

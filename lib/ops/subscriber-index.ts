@@ -9,6 +9,7 @@ import {
 import { subscriberPathById, type SubscriberRecord } from "../newsletter/subscribers";
 import type { ObjectStore, StoreCallOptions } from "../store";
 import { InboxRecordError } from "./errors";
+import { asciiJson } from "./index-document";
 import { mapLimit } from "./reader";
 import { parseSubscriber } from "./records";
 
@@ -159,7 +160,7 @@ function serializeIndex(subscribers: readonly SubscriberSummary[], now: Date): s
     builtAt: now.toISOString(),
     rows: subscribers.map(toRow),
   };
-  return JSON.stringify(document);
+  return asciiJson(document);
 }
 
 async function listMarks(store: ObjectStore, call?: StoreCallOptions): Promise<SubscriberChangeMark[]> {
