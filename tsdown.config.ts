@@ -25,11 +25,12 @@ export default defineConfig({
       // A stylesheet a module imports stays an import: Next builds it in the adopting site, from
       // the plain CSS scripts/package-styles.mjs writes beside the module.
       /\.css$/,
-      // `next/navigation` and `next/headers` exactly as written, never made `next/navigation.js`
-      // (what tsdown does for a package without `exports`): Next maps the bare names to the
-      // variant for each layer, and a route handler given the browser's `navigation.js` fails its
-      // build. `next/server` keeps its `.js`: the command line, plain Node, imports it (through
-      // lib/background.ts), and Node finds a file in a package without `exports` only by its name.
+      // `next/navigation`, `next/headers` and `next/link` exactly as written, never made
+      // `next/navigation.js` (what tsdown does for a package without `exports`): Next maps the
+      // bare names to the variant for each layer, and a route handler given the browser's
+      // `navigation.js` fails its build. `next/server` keeps its `.js`: the command line, plain
+      // Node, imports it (through lib/background.ts), and Node finds a file in a package without
+      // `exports` only by its name.
       /^next\/(navigation|headers|link)$/,
     ],
   },

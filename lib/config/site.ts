@@ -1,9 +1,10 @@
+import { STUDIO_NAME } from "../site/brand";
 import type { ConfigReader } from "./reader";
 import type { Config } from "./types";
 import { displayName, list, origin, wholeNumber } from "./values";
 
 /** This site's own name, for a site that does not set `SITE_NAME`. */
-export const DEFAULT_SITE_NAME = "Northwind Studio";
+export const DEFAULT_SITE_NAME = STUDIO_NAME;
 
 /**
  * The site: its origin and name, the other origins allowed to post, and how many proxies stand in

@@ -39,6 +39,9 @@ const INDEX_VERSION = 2;
  */
 export const SETTLED_MS = 5 * 60_000;
 
+/** Whether `mark` is older than `SETTLED_MS` at `now` (ms): its change has landed, or never will. */
+const isSettled = (mark: SubscriberChangeMark, now: number) => now - mark.at > SETTLED_MS;
+
 const READ_CONCURRENCY = 16;
 
 /** What the list and the CSV need of a subscriber, without the internal revision or the IP hash. */
@@ -200,7 +203,7 @@ async function removeMarks(
   now: number,
   call?: StoreCallOptions,
 ) {
-  const settled = marks.filter((mark) => now - mark.at > SETTLED_MS);
+  const settled = marks.filter((mark) => isSettled(mark, now));
   await mapLimit(settled, READ_CONCURRENCY, (mark) => store.delete(mark.path, call).catch(() => undefined));
 }
 
@@ -247,7 +250,7 @@ export async function readSubscriberIndex(
 ): Promise<SubscriberSummary[]> {
   // The marks first: one that a fold removes after this listing is in the index read next.
   const marks = await listMarks(store);
-  const settled = marks.some((mark) => now.getTime() - mark.at > SETTLED_MS);
+  const settled = marks.some((mark) => isSettled(mark, now.getTime()));
   // The version (on the filesystem a SHA-256 of the whole index) only when there is a fold to write.
   const stored = settled
     ? await store.getVersioned(SUBSCRIBER_INDEX_PATH)
@@ -289,7 +292,7 @@ export async function foldSubscriberChanges(
   }: { now?: Date; dryRun?: boolean; onProblem?: ProblemReporter; call?: StoreCallOptions } = {},
 ): Promise<number> {
   const marks = await listMarks(store, call);
-  const settled = marks.filter((mark) => now.getTime() - mark.at > SETTLED_MS).length;
+  const settled = marks.filter((mark) => isSettled(mark, now.getTime())).length;
   if (settled === 0 || dryRun) return settled;
   const stored = await store.getVersioned(SUBSCRIBER_INDEX_PATH, call);
   const indexed = stored === null ? null : parseIndex(stored.bytes);

@@ -63,6 +63,8 @@ export async function init({ cwd, stdout, inbox = false }: InitOptions): Promise
   const typescript = existsSync(path.join(cwd, "tsconfig.json"));
   const written: string[] = [];
   const skipped: string[] = [];
+  /** The site's own proxy (or middleware), found where `init --inbox` would write one. */
+  let ownProxy: string | undefined;
   for (const route of inbox ? [...SITE_ROUTES, ...INBOX_ROUTES] : SITE_ROUTES) {
     const folder = route.besideApp ? path.dirname(appDir) : appDir;
     const relative = path.join(folder, typescript ? route.path : route.path.replace(/\.ts(x?)$/, ".js$1"));
@@ -72,6 +74,7 @@ export async function init({ cwd, stdout, inbox = false }: InitOptions): Promise
       : sameFileAnyExtension(cwd, folder, route);
     if (there !== undefined) {
       skipped.push(there);
+      if (route.proxyMatcher) ownProxy = there;
       continue;
     }
     await mkdir(path.dirname(full), { recursive: true });
@@ -79,7 +82,7 @@ export async function init({ cwd, stdout, inbox = false }: InitOptions): Promise
     await writeFile(full, routeFileText(route), { flag: "wx" });
     written.push(relative);
   }
-  stdout.write(report({ appDir, written, skipped }, inbox));
+  stdout.write(report({ appDir, written, skipped }, inbox, ownProxy));
   return { appDir, written, skipped };
 }
 
@@ -100,12 +103,11 @@ function sameFileAnyExtension(cwd: string, folder: string, route: RouteFile): st
   return undefined;
 }
 
-function report({ written, skipped }: InitResult, inbox: boolean): string {
+function report({ written, skipped }: InitResult, inbox: boolean, ownProxy: string | undefined): string {
   const lines: string[] = [];
   if (written.length > 0) lines.push("Wrote:", ...written.map((file) => `  ${file}`));
   if (skipped.length > 0)
     lines.push("Skipped (already there, left as they are):", ...skipped.map((file) => `  ${file}`));
-  const ownProxy = skipped.find((file) => /^(src[\\/])?(proxy|middleware)\.[a-z]+$/.test(file));
   if (ownProxy !== undefined)
     lines.push(
       "",

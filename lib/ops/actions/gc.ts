@@ -65,8 +65,8 @@ export interface GarbageCollected {
  * `gc`, for the ops tool, the cron route and a long-lived server's hourly run alike: removes (or,
  * `dryRun`, lists) what nothing will claim any more, then applies retention (briefs and spam past
  * `retentionDays`, pending subscribers past 7 days) and folds the settled subscriber change marks
- * into the subscribers' index (after retention, whose removals leave marks of their own). A run that erased briefs or spam writes one
- * audit entry, `retention`, with the counts. A store that does not answer throws
+ * into the subscribers' index (after retention, whose removals leave marks of their own). A run
+ * that erased briefs or spam writes one audit entry, `retention`, with the counts. A store that does not answer throws
  * `StoreUnavailableError`, and what was not removed waits for the next run.
  */
 export async function collectGarbage(
