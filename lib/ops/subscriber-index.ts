@@ -27,7 +27,8 @@ import { parseSubscriber } from "./records";
  *   still be writing, and its change must not be folded in early and then forgotten;
  * - missing, damaged or of another version, it is rebuilt from every record (listing the marks
  *   first, so a change made during the rebuild is still read by the next view);
- * - an erasure takes the address out of the index at once (`forgetSubscriberInIndex`).
+ * - an erasure takes the address out of the index at once (`forgetSubscribersInIndex`); a rebuild
+ *   that was reading the records meanwhile lists them again once written and drops what is gone.
  */
 
 export const SUBSCRIBER_INDEX_PATH = "index/subscribers/index.json";
@@ -207,6 +208,16 @@ async function removeMarks(
   await mapLimit(settled, READ_CONCURRENCY, (mark) => store.delete(mark.path, call).catch(() => undefined));
 }
 
+/** The id of every subscriber record in the store. */
+async function listIds(store: ObjectStore): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const info of store.list("newsletter/subscribers/")) {
+    const match = /^newsletter\/subscribers\/([0-9a-f]{64})\.json$/.exec(info.path);
+    if (match) ids.push(match[1]!);
+  }
+  return ids;
+}
+
 async function rebuild(
   store: ObjectStore,
   existingVersion: string | null,
@@ -214,25 +225,48 @@ async function rebuild(
   onProblem?: ProblemReporter,
 ): Promise<SubscriberSummary[]> {
   const marks = await listMarks(store);
-  const ids: string[] = [];
-  for await (const info of store.list("newsletter/subscribers/")) {
-    const match = /^newsletter\/subscribers\/([0-9a-f]{64})\.json$/.exec(info.path);
-    if (match) ids.push(match[1]!);
-  }
+  const ids = await listIds(store);
   const read = await mapLimit(ids, READ_CONCURRENCY, (id) => readSummary(store, id, onProblem));
   const subscribers = read.filter((summary) => summary !== null).sort(newestFirst);
   const body = serializeIndex(subscribers, now);
+  let written = false;
   try {
-    const written =
+    written =
       existingVersion === null
         ? await store.create(SUBSCRIBER_INDEX_PATH, body, "application/json")
         : await store.putIfVersion(SUBSCRIBER_INDEX_PATH, body, "application/json", existingVersion);
-    // Lost to another view's rebuild: its index serves the next view; this one's list is as good.
-    if (written) await removeMarks(store, marks, now.getTime());
   } catch (error) {
     console.warn(`[ops] could not write ${SUBSCRIBER_INDEX_PATH}: ${describeFailure(error)}`);
   }
-  return subscribers;
+  // Lost to another view's rebuild: its index serves the next view; this one's list is as good.
+  if (!written) return subscribers;
+  await removeMarks(store, marks, now.getTime());
+  return withoutErasedMeanwhile(store, subscribers, now);
+}
+
+/**
+ * After a rebuild wrote its index: a record erased (or removed by retention) while the others were
+ * read found no index to take its address out of, and its marks were removed with it, so nothing
+ * would ever drop it from the index just written. The records are listed again and what is gone
+ * comes out, of the index and of the view. A store that fails here is logged and the view goes on;
+ * the index is deleted if it can be (the next view rebuilds it).
+ */
+async function withoutErasedMeanwhile(
+  store: ObjectStore,
+  subscribers: SubscriberSummary[],
+  now: Date,
+): Promise<SubscriberSummary[]> {
+  try {
+    const listed = new Set(await listIds(store));
+    const gone = new Set(subscribers.filter(({ id }) => !listed.has(id)).map(({ id }) => id));
+    if (gone.size === 0) return subscribers;
+    await forgetSubscribersInIndex(store, gone, now);
+    return subscribers.filter(({ id }) => !gone.has(id));
+  } catch (error) {
+    console.warn(`[ops] could not check ${SUBSCRIBER_INDEX_PATH} for erasures: ${describeFailure(error)}`);
+    await store.delete(SUBSCRIBER_INDEX_PATH).catch(() => undefined);
+    return subscribers;
+  }
 }
 
 /**
@@ -354,14 +388,15 @@ export async function rebuildSubscriberIndex(
 const FORGET_TRIES = 5;
 
 /**
- * After a subscriber record was erased: its summary (the address) leaves the index at once, with a
- * conditional write; when that cannot be done the index is deleted (rebuilt by the next view), and
- * if that fails too the erasure fails. The caller marks the change before removing the record, so
- * a view that read the record just before still drops it.
+ * After subscriber records were erased: their summaries (the addresses) leave the index at once,
+ * with a conditional write; when that cannot be done the index is deleted (rebuilt by the next
+ * view), and if that fails too the erasure fails. The caller marks the change before removing the
+ * record, so a view that read the record just before still drops it; a rebuild under way when
+ * there was no index to write to checks for it once it has written its own (`rebuild`).
  */
-export async function forgetSubscriberInIndex(
+async function forgetSubscribersInIndex(
   store: ObjectStore,
-  id: string,
+  ids: ReadonlySet<string>,
   now = new Date(),
 ): Promise<void> {
   for (let attempt = 0; attempt < FORGET_TRIES; attempt++) {
@@ -369,8 +404,8 @@ export async function forgetSubscriberInIndex(
     if (stored === null) return;
     const indexed = stored === undefined ? null : parseIndex(stored.bytes);
     if (stored === undefined || indexed === null) break;
-    if (!indexed.some((summary) => summary.id === id)) return;
-    const kept = indexed.filter((summary) => summary.id !== id);
+    if (!indexed.some((summary) => ids.has(summary.id))) return;
+    const kept = indexed.filter((summary) => !ids.has(summary.id));
     const written = await store
       .putIfVersion(SUBSCRIBER_INDEX_PATH, serializeIndex(kept, now), "application/json", stored.version)
       .catch(() => false);
@@ -387,7 +422,7 @@ export async function forgetSubscriberInIndex(
 export async function eraseSubscriber(store: ObjectStore, id: string, now = new Date()): Promise<void> {
   await markSubscriberChange(store, id, Date.now());
   await store.delete(subscriberPathById(id));
-  await forgetSubscriberInIndex(store, id, now);
+  await forgetSubscribersInIndex(store, new Set([id]), now);
   const own = (await listMarks(store)).filter((mark) => mark.id === id);
   for (const mark of own) await store.delete(mark.path);
 }

@@ -34,7 +34,7 @@ import {
 } from "@/lib/ops/subscriber-index";
 import { BlobStore } from "@/lib/store/blob";
 import { FilesystemStore } from "@/lib/store/filesystem";
-import type { ObjectStore } from "@/lib/store/types";
+import type { GetOptions, ObjectStore } from "@/lib/store/types";
 import type { BlobStandIn } from "../support/blob-standin";
 import { withBlobStandIn } from "../support/blob-vitest";
 
@@ -197,6 +197,36 @@ describe.each<[string, () => ObjectStore]>([
     const goneId = subscriberId("gone@example.com");
     expect((await marks(store)).filter((path) => path.includes(goneId))).toEqual([]);
     expect((await readSubscriberIndex(store)).map((summary) => summary.email)).toEqual(["stays@example.com"]);
+  });
+
+  it("drops an address erased while the index was being rebuilt from the records", async () => {
+    await subscribe(store, { email: "gone@example.com", topics: ["AI"] }, at(1));
+    await subscribe(store, { email: "stays@example.com", topics: ["AI"] }, at(2));
+    // The erasure lands just after the rebuild read the record: there is no index yet to take it
+    // out of, and the erasure removes its marks, so only the rebuild itself can notice.
+    let erased = false;
+    const rebuilding = new Proxy(store, {
+      get(target, key) {
+        if (key === "get") {
+          return async (path: string, options?: GetOptions) => {
+            const bytes = await target.get(path, options);
+            if (path === subscriberPath("gone@example.com") && !erased) {
+              erased = true;
+              await erase(target, await planErase(target, "gone@example.com"));
+            }
+            return bytes;
+          };
+        }
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const view = await readSubscriberIndex(rebuilding);
+    expect(erased).toBe(true);
+    expect(view.map((summary) => summary.email)).toEqual(["stays@example.com"]);
+    expect(await indexText(store)).toContain("stays@example.com");
+    expect(await indexText(store)).not.toContain("gone@example.com");
+    expect(await readSubscriberIndex(store)).toEqual(await truth(store));
   });
 
   it("drops the pending records retention removes", async () => {
