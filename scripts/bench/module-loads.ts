@@ -12,7 +12,7 @@ export const DEPENDENCIES = [
   "busboy",
   "file-type",
   "nodemailer",
-  "@react-email/render",
+  "react-dom/server",
   "html-to-text",
   "@upstash/redis",
   "@upstash/ratelimit",
