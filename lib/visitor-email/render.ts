@@ -1,6 +1,5 @@
 import { compile } from "html-to-text";
 import type { ReactElement } from "react";
-import { renderToStaticMarkup } from "react-dom/server";
 
 export interface RenderedEmail {
   html: string;
@@ -33,8 +32,12 @@ const toPlainText = compile({
  * `render`: that one streams the tree through a web `ReadableStream` inside a Suspense boundary
  * and costs four times the CPU for the same markup, less React's streaming markers (`<!--$-->`,
  * `<!-- -->` between adjacent texts), which a mail client ignores. The emails suspend on nothing.
+ * `react-dom/server` is imported by the first email rendered, as React Email's `render` imports it:
+ * Next refuses a static import of it in any module a Server Component can reach (this one is, by
+ * the services), and emails are rendered only by route handlers and the ops tool.
  */
 export async function renderEmail(email: ReactElement): Promise<RenderedEmail> {
+  const { renderToStaticMarkup } = await import("react-dom/server");
   const html = EMAIL_DOCTYPE + renderToStaticMarkup(email);
   return { html, text: toPlainText(html) };
 }
