@@ -158,6 +158,20 @@ describe("renderEmail renders once", () => {
     "ops sign-in": OpsSignInEmail({ siteName: SITE, signInUrl: CONFIRM, validFor: "15 minutes" }),
   };
 
+  // React Email's `Preview` pads its line with ~800 invisible characters; quoted-printable made
+  // them more than half of every email. The line is kept (first in the body, hidden, out of the
+  // text), the padding is not.
+  it.each(Object.entries(emails))("%s: a preview line first in the body, unpadded", async (_, email) => {
+    const { html, text } = await renderEmail(email);
+    const line = /<body[^>]*><div style="display:none;[^"]*" data-skip-in-text="true">([^<]+)<\/div>/.exec(
+      html,
+    );
+    expect(line?.[1]?.length).toBeGreaterThan(10);
+    expect(text.startsWith(line![1]!)).toBe(false);
+    expect(html).not.toMatch(/[\u00a0\u200b-\u200f\ufeff]/);
+    expect(Buffer.byteLength(html)).toBeLessThan(5_000);
+  });
+
   // The HTML is React's static markup, and the text is converted from it by a converter compiled
   // once; they must be exactly what React Email's own renders give (its plain text a second render,
   // converted afresh), less the markers React's streaming render adds and a mail client ignores:
