@@ -256,17 +256,22 @@ async function withoutErasedMeanwhile(
   subscribers: SubscriberSummary[],
   now: Date,
 ): Promise<SubscriberSummary[]> {
+  let gone: Set<string>;
   try {
     const listed = new Set(await listIds(store));
-    const gone = new Set(subscribers.filter(({ id }) => !listed.has(id)).map(({ id }) => id));
-    if (gone.size === 0) return subscribers;
-    await forgetSubscribersInIndex(store, gone, now);
-    return subscribers.filter(({ id }) => !gone.has(id));
+    gone = new Set(subscribers.filter(({ id }) => !listed.has(id)).map(({ id }) => id));
   } catch (error) {
     console.warn(`[ops] could not check ${SUBSCRIBER_INDEX_PATH} for erasures: ${describeFailure(error)}`);
     await store.delete(SUBSCRIBER_INDEX_PATH).catch(() => undefined);
     return subscribers;
   }
+  if (gone.size === 0) return subscribers;
+  await forgetSubscribersInIndex(store, gone, now).catch((error: unknown) =>
+    console.warn(
+      `[ops] could not take erased subscribers out of ${SUBSCRIBER_INDEX_PATH}: ${describeFailure(error)}`,
+    ),
+  );
+  return subscribers.filter(({ id }) => !gone.has(id));
 }
 
 /**
