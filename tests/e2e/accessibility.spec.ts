@@ -1,14 +1,5 @@
-import AxeBuilder from "@axe-core/playwright";
 import type { Page, TestInfo } from "@playwright/test";
-import { expect, fillBrief, test } from "./fixtures";
-
-async function expectNoViolations(page: Page, state: string): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  const summary = results.violations.map(
-    (violation) => `${violation.id}: ${violation.help} (${violation.nodes.length})`,
-  );
-  expect(summary, `axe violations with ${state}`).toEqual([]);
-}
+import { expect, expectNoViolations, fillBrief, test } from "./fixtures";
 
 async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   const path = testInfo.outputPath(`${name}.png`);
@@ -17,8 +8,6 @@ async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise
 }
 
 test("the landing page has no axe violations in any state of the contact form", async ({ page }) => {
-  // Four axe scans and a brief sent: 14 s here when the machine is quiet, past 30 s at load 8.
-  test.setTimeout(60_000);
   await page.goto("/");
   await expectNoViolations(page, "the empty form");
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import AxeBuilder from "@axe-core/playwright";
 import { test as base, expect, type Page } from "@playwright/test";
 import { findBriefFolder } from "../support/inbox";
 import { E2E_INBOX } from "./env";
@@ -98,4 +99,14 @@ export async function scriptsCarrying(
     for (const marker of markers) if (body.includes(marker)) found.push(`${marker} in ${url}`);
   }
   return found;
+}
+
+/** axe finds nothing on the page as it is now; `state` names it in the failure, with each rule's elements. */
+export async function expectNoViolations(page: Page, state: string): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const summary = results.violations.map(
+    (violation) =>
+      `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target).join(", ")})`,
+  );
+  expect(summary, `axe violations with ${state}`).toEqual([]);
 }

@@ -6,7 +6,7 @@ import { forgeSignInToken } from "../support/ops-web";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
-import { expectNoViolations, tabTo, watchForProblems } from "./inbox-helpers";
+import { expectNoInboxViolations, tabTo, watchForProblems } from "./inbox-helpers";
 
 /**
  * Deliveries not done, as ops see them (part 4, "Ops see it"), on a laptop (1280 px) and a phone
@@ -116,7 +116,7 @@ for (const size of WIDTHS) {
     await expect(row(page, mine.failed)).toHaveAccessibleName(/ Delivery failed /);
     await expect(row(page, delivered).locator("[data-delivery-mark]")).toHaveCount(0);
     await expect(page.locator("[data-delivery-counts]")).toHaveText("2 briefs retrying, 2 failed");
-    await expectNoViolations(page, `the list with marks (${size.name})`);
+    await expectNoInboxViolations(page, `the list with marks (${size.name})`);
     await noWiderThanTheScreen(page);
 
     // The folded filters: Delivery "failed", by keyboard; the URL keeps it, the list narrows.
@@ -137,7 +137,7 @@ for (const size of WIDTHS) {
       "href",
       "/inbox/export.csv?delivery=failed",
     );
-    await expectNoViolations(page, `the list filtered on failed (${size.name})`);
+    await expectNoInboxViolations(page, `the list filtered on failed (${size.name})`);
 
     // Combined with the search: the filter stays, the search narrows it to this width's brief.
     await page.getByRole("searchbox", { name: "Search" }).fill(size.name);
@@ -161,7 +161,7 @@ for (const size of WIDTHS) {
     await expect(entries.first()).toContainText("status 503");
     await expect(entries.first()).toContainText("failed");
     await expect(notifications.getByRole("button", { name: "Retry now (email)" })).toBeVisible();
-    await expectNoViolations(page, `a failed brief with its log open (${size.name})`);
+    await expectNoInboxViolations(page, `a failed brief with its log open (${size.name})`);
     await noWiderThanTheScreen(page);
 
     // The retrying brief, through the filter: its next attempt, and "Retry now" on a server
@@ -171,7 +171,7 @@ for (const size of WIDTHS) {
     await row(page, mine.retrying).click();
     await expect(page.getByRole("heading", { name: `Alan Turing ${size.name}` })).toBeVisible();
     await expect(page.getByText(/retrying \(next attempt 2099-01-01 01:00:00 CET\)/)).toBeVisible();
-    await expectNoViolations(page, `a retrying brief (${size.name})`);
+    await expectNoInboxViolations(page, `a retrying brief (${size.name})`);
     await tabTo(page, page.getByRole("button", { name: "Retry now (webhook)" }), 40);
     await page.keyboard.press("Enter");
     await expect(page).toHaveURL(/\?delivery=retrying&done=not-sent/);
@@ -179,7 +179,7 @@ for (const size of WIDTHS) {
       "Nothing was sent: that channel is not configured on this server, or an attempt at it is already under way.",
     );
     await expect(page.getByText(/retrying \(next attempt 2099-01-01 01:00:00 CET\)/)).toBeVisible();
-    await expectNoViolations(page, `after Retry now (${size.name})`);
+    await expectNoInboxViolations(page, `after Retry now (${size.name})`);
     await noWiderThanTheScreen(page);
     expect(problems).toEqual([]);
   });

@@ -1,10 +1,9 @@
 import { copyFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import type { Locator, Page, TestInfo } from "@playwright/test";
 import { signInLink } from "../support/ops-web";
 import type { SmtpTestServer } from "../support/smtp";
-import { expect } from "./fixtures";
+import { expect, expectNoViolations } from "./fixtures";
 
 /**
  * Console errors, page errors and CSP violations from here on, for a test to find empty at its end
@@ -50,14 +49,9 @@ export async function docsScreenshot(page: Page, testInfo: TestInfo, name: strin
 }
 
 /** axe finds nothing on an inbox page (once its title, which Next streams after a client-side navigation, is there). */
-export async function expectNoViolations(page: Page, state: string): Promise<void> {
+export async function expectNoInboxViolations(page: Page, state: string): Promise<void> {
   await expect(page).toHaveTitle(/Inbox/);
-  const results = await new AxeBuilder({ page }).analyze();
-  const summary = results.violations.map(
-    (violation) =>
-      `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target).join(", ")})`,
-  );
-  expect(summary, `axe violations on ${state}`).toEqual([]);
+  await expectNoViolations(page, state);
 }
 
 /**

@@ -11,7 +11,7 @@ import { LINK_SECRET } from "../support/opt-in";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
-import { expectNoViolations, signInByKeyboard, tabTo, watchForProblems } from "./inbox-helpers";
+import { expectNoInboxViolations, signInByKeyboard, tabTo, watchForProblems } from "./inbox-helpers";
 
 /**
  * The inbox on the web on the Vercel Blob inbox (the stand-in, through the real SDK in
@@ -74,7 +74,7 @@ test("on the Blob inbox: sign in, see the image, download it and mark the brief 
 }) => {
   const problems = await watchForProblems(page);
   await signInByKeyboard(page, app.url, smtp, OPS);
-  await expectNoViolations(page, "the list on Blob");
+  await expectNoInboxViolations(page, "the list on Blob");
 
   await page.keyboard.press("j");
   await page.keyboard.press("Enter");
@@ -85,7 +85,7 @@ test("on the Blob inbox: sign in, see the image, download it and mark the brief 
   await expect
     .poll(() => image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth))
     .toBe(40);
-  await expectNoViolations(page, "a brief on Blob");
+  await expectNoInboxViolations(page, "a brief on Blob");
 
   await tabTo(page, page.getByRole("link", { name: "Download the attachment" }));
   const [download] = await Promise.all([page.waitForEvent("download"), page.keyboard.press("Enter")]);

@@ -8,7 +8,7 @@ import { forgeSignInToken } from "../support/ops-web";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
-import { docsScreenshot, expectNoViolations, tabTo } from "./inbox-helpers";
+import { docsScreenshot, expectNoInboxViolations, tabTo } from "./inbox-helpers";
 
 /**
  * /inbox/subscribers in Chromium at 1280 px and 375 px, by accessible names: reached from the
@@ -144,7 +144,7 @@ for (const size of WIDTHS) {
       size.name === "phone" ? "inbox-subscribers-phone" : "inbox-subscribers",
     );
     await noWiderThanTheScreen(page);
-    await expectNoViolations(page, `the subscribers at ${size.width} px`);
+    await expectNoInboxViolations(page, `the subscribers at ${size.width} px`);
 
     // The second page keeps going, oldest last.
     await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Older" }).click();
@@ -163,7 +163,7 @@ for (const size of WIDTHS) {
     await expect(rows(page)).toHaveCount(1);
     await expect(rows(page).first()).toContainText("ada.lovelace@analytical-engines.example");
     await noWiderThanTheScreen(page);
-    await expectNoViolations(page, `the subscribers filtered at ${size.width} px`);
+    await expectNoInboxViolations(page, `the subscribers filtered at ${size.width} px`);
 
     await page.getByLabel("Topic", { exact: true }).selectOption("");
     await page.getByLabel("Status", { exact: true }).selectOption("unsubscribed");
@@ -190,7 +190,7 @@ for (const size of WIDTHS) {
     await expect(page.getByTestId("erase-counts")).toContainText("1 subscriber record");
     await expect(page.getByRole("button", { name: "Download (JSON)" })).toBeVisible();
     await noWiderThanTheScreen(page);
-    await expectNoViolations(page, `a subscriber's data at ${size.width} px`);
+    await expectNoInboxViolations(page, `a subscriber's data at ${size.width} px`);
   });
 }
 
@@ -244,7 +244,7 @@ test("Export CSV holds what the list shows, in the ops tool's columns, and is au
   await expect(audited).toHaveCount(2);
   await expect(audited.first()).toContainText(`status=confirmed topic= count=${READERS + 2}`);
   await expect(audited.last()).toContainText("status=confirmed topic=AI count=1");
-  await expectNoViolations(page, "the audit log with subscriber exports");
+  await expectNoInboxViolations(page, "the audit log with subscriber exports");
 });
 
 test.describe("without JavaScript", () => {

@@ -7,7 +7,7 @@ import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver";
 import { expect, test } from "./fixtures";
-import { docsScreenshot, expectNoViolations, tabTo, watchForProblems } from "./inbox-helpers";
+import { docsScreenshot, expectNoInboxViolations, tabTo, watchForProblems } from "./inbox-helpers";
 
 /**
  * The inbox as a person uses it, on a laptop (1280 px) and a phone (375 px), in Chromium by its
@@ -140,7 +140,7 @@ for (const size of WIDTHS) {
     await signedIn(page);
     await page.goto(briefUrl(lead.record.reference));
     await expect(page.getByRole("heading", { level: 1 })).toContainText("Grace Hopper");
-    await expectNoViolations(page, `a brief (${size.name})`);
+    await expectNoInboxViolations(page, `a brief (${size.name})`);
     await noWiderThanTheScreen(page);
     await docsScreenshot(page, testInfo, size.name === "phone" ? "inbox-brief-phone" : "inbox-brief");
 
@@ -229,7 +229,7 @@ for (const size of WIDTHS) {
     await signedIn(page);
     await page.goto(`${app.url}/inbox`);
     await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
-    await expectNoViolations(page, `the list (${size.name})`);
+    await expectNoInboxViolations(page, `the list (${size.name})`);
     await noWiderThanTheScreen(page);
     await docsScreenshot(page, testInfo, size.name === "phone" ? "inbox-list-phone" : "inbox-list");
 
@@ -272,7 +272,7 @@ for (const size of WIDTHS) {
     await expect(search).toBeVisible();
     await expect(search).toHaveValue("navy");
     await expect(filters).not.toHaveAttribute("open");
-    await expectNoViolations(page, `the list searched (${size.name})`);
+    await expectNoInboxViolations(page, `the list searched (${size.name})`);
     // The folded filters keep the search, and the search keeps them: one form.
     await disclosure(page, "Filters").click();
     await expect(page.getByLabel("From")).toHaveAttribute("placeholder", "YYYY-MM-DD");
@@ -283,7 +283,7 @@ for (const size of WIDTHS) {
     await expect(page).toHaveURL(/[?&]q=navy(&|$)/);
     await expect(filters).toHaveAttribute("open");
     await expect(page.getByText("1 brief matches", { exact: true })).toBeVisible();
-    await expectNoViolations(page, `the list filtered (${size.name})`);
+    await expectNoInboxViolations(page, `the list filtered (${size.name})`);
 
     // The header's sections: inline on a laptop, behind "Menu" on a phone, the same links.
     if (size.name === "phone") {
@@ -301,7 +301,7 @@ for (const size of WIDTHS) {
     await expect(page.getByLabel("Status")).toHaveCount(0);
     await expect(page.locator("a[data-brief-row]").first()).toContainText("Caught by the honeypot");
     await expect(page.locator("a[data-brief-row]").first().getByText("new", { exact: true })).toHaveCount(0);
-    await expectNoViolations(page, `the spam list (${size.name})`);
+    await expectNoInboxViolations(page, `the spam list (${size.name})`);
     await page.keyboard.press("Escape");
     await page.locator("a[data-brief-row]").first().focus();
     await page.keyboard.press("Enter");
@@ -328,7 +328,7 @@ for (const size of WIDTHS) {
     const confirm = page.getByRole("group", { name: "Send this brief to email again?" });
     await expect(confirm).toBeVisible();
     await expect(confirm.getByRole("button", { name: "Yes, send to email again" })).toBeFocused();
-    await expectNoViolations(page, `the send-again confirm (${size.name})`);
+    await expectNoInboxViolations(page, `the send-again confirm (${size.name})`);
     await tabTo(page, confirm.getByRole("link", { name: "Cancel" }), 3);
     await page.keyboard.press("Enter");
     await expect(confirm).toBeHidden();
@@ -359,7 +359,7 @@ for (const size of WIDTHS) {
     // The audit log records it; on a phone as stacked entries, nothing cut and no row too tall.
     await page.goto(`${app.url}/inbox/audit`);
     await expect(page.getByRole("heading", { name: "Audit log" })).toBeVisible();
-    await expectNoViolations(page, `the audit log (${size.name})`);
+    await expectNoInboxViolations(page, `the audit log (${size.name})`);
     await noWiderThanTheScreen(page);
     if (size.name === "phone") {
       const entries = page.getByRole("list", { name: "Audit log" }).getByRole("listitem");
@@ -380,7 +380,7 @@ for (const size of WIDTHS) {
     await tabTo(page, page.getByRole("button", { name: "Sign out", exact: true }), 20);
     await page.keyboard.press("Enter");
     await expect(page.getByRole("status")).toHaveText(/You are signed out/);
-    await expectNoViolations(page, `signed out (${size.name})`);
+    await expectNoInboxViolations(page, `signed out (${size.name})`);
     expect(problems).toEqual([]);
   });
 }

@@ -10,7 +10,7 @@ import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
 import { expect, test } from "./fixtures";
 import {
   expectNoncePolicy,
-  expectNoViolations,
+  expectNoInboxViolations,
   signInByKeyboard,
   tabTo,
   watchForProblems,
@@ -106,17 +106,17 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   const signInPage = await page.goto(`${app.url}/inbox/${lead.record.reference}`);
   await expect(page).toHaveURL(/\/inbox\/sign-in\?next=/);
   expectNoncePolicy(signInPage?.headers()["content-security-policy"]);
-  await expectNoViolations(page, "the sign-in page");
+  await expectNoInboxViolations(page, "the sign-in page");
 
   await tabTo(page, page.getByLabel("Email"));
   await page.keyboard.type(OPS);
   await page.keyboard.press("Enter");
   await expect(page.getByRole("status")).toContainText("a link is on its way");
-  await expectNoViolations(page, "the sign-in page, link sent");
+  await expectNoInboxViolations(page, "the sign-in page, link sent");
 
   // The link from the email: opening it changes nothing, its button signs in and goes back.
   await page.goto(await signInLink(smtp, OPS));
-  await expectNoViolations(page, "the sign-in confirmation page");
+  await expectNoInboxViolations(page, "the sign-in confirmation page");
   await tabTo(page, page.getByRole("button", { name: "Sign in" }));
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`/inbox/${lead.record.reference}$`));
@@ -132,7 +132,7 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   const list = await page.goto(`${app.url}/inbox`);
   expectNoncePolicy(list?.headers()["content-security-policy"]);
   await expect(page.getByRole("heading", { name: "Briefs" })).toBeVisible();
-  await expectNoViolations(page, "the list");
+  await expectNoInboxViolations(page, "the list");
   await screenshot(page, testInfo, "inbox-list");
   await page.keyboard.press("/");
   await expect(page.getByRole("searchbox", { name: "Search" })).toBeFocused();
@@ -147,7 +147,7 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Grace Hopper");
   await expect(page).toHaveURL(/q=navy\+labs/);
-  await expectNoViolations(page, "a brief");
+  await expectNoInboxViolations(page, "a brief");
   await screenshot(page, testInfo, "inbox-brief");
 
   // e marks the open brief handled.
@@ -162,7 +162,7 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   await page.keyboard.press("Enter");
   await expect(page.getByRole("status")).toContainText("Note added.");
   await expect(page.getByText("Called back; a quote goes out on Monday.")).toBeVisible();
-  await expectNoViolations(page, "a brief with a note");
+  await expectNoInboxViolations(page, "a brief with a note");
 
   // The attachment.
   await tabTo(page, page.getByRole("link", { name: "Download the attachment" }));
@@ -173,7 +173,7 @@ test("ops sign in by the emailed link and handle briefs by keyboard alone", asyn
   // The help.
   await page.keyboard.press("?");
   await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
-  await expectNoViolations(page, "the shortcuts' help");
+  await expectNoInboxViolations(page, "the shortcuts' help");
   await page.keyboard.press("Escape");
   await expect(page.getByRole("dialog")).toBeHidden();
   expect(problems).toEqual([]);
@@ -189,11 +189,11 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await tabTo(page, page.getByRole("link", { name: "Spam" }));
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { name: "Spam" })).toBeVisible();
-  await expectNoViolations(page, "the spam list");
+  await expectNoInboxViolations(page, "the spam list");
   await page.keyboard.press("j");
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Real Lead");
-  await expectNoViolations(page, "a spam catch");
+  await expectNoInboxViolations(page, "a spam catch");
   await tabTo(page, page.getByRole("button", { name: "Not spam" }));
   await page.keyboard.press("Enter");
   await expect(page.getByRole("status")).toContainText("Moved to the inbox");
@@ -204,14 +204,14 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await tabTo(page, page.getByRole("link", { name: "A person's data" }));
   await page.keyboard.press("Enter");
   await expect(page.getByRole("heading", { name: "A person's data" })).toBeVisible();
-  await expectNoViolations(page, "a person's data");
+  await expectNoInboxViolations(page, "a person's data");
   await tabTo(page, page.getByLabel("Address", { exact: true }));
   await page.keyboard.type("erase.me@client.example");
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("erase-counts")).toContainText("1 brief");
   // Found by a POST: the address is in no URL.
   expect(page.url()).toBe(`${app.url}/inbox/erase`);
-  await expectNoViolations(page, "a person's data, with what matches");
+  await expectNoInboxViolations(page, "a person's data, with what matches");
 
   await tabTo(page, page.getByRole("button", { name: "Download (JSON)" }));
   const downloading = page.waitForEvent("download");
@@ -236,7 +236,7 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await page.keyboard.press("Enter");
   await expect(page.getByRole("cell", { name: "erase", exact: true })).toBeVisible();
   await expect(page.getByRole("cell", { name: "export-person", exact: true })).toBeVisible();
-  await expectNoViolations(page, "the audit log");
+  await expectNoInboxViolations(page, "the audit log");
 
   // On a phone: nothing wider than the screen, the brief above its list.
   await page.setViewportSize({ width: 390, height: 844 });
@@ -244,7 +244,7 @@ test("a spam catch moves to the inbox, an address is erased, and signing out end
   await noWiderThanThePhone(page);
   await page.goto(`${app.url}/inbox/${lead.record.reference}`);
   await noWiderThanThePhone(page);
-  await expectNoViolations(page, "a brief on a phone");
+  await expectNoInboxViolations(page, "a brief on a phone");
 
   // On a phone the sections and the account sit behind "Menu".
   await tabTo(page, page.locator("summary", { hasText: "Menu" }));

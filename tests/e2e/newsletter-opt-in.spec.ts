@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { subscriberFile } from "../support/newsletter";
 import { LINK_SECRET, mailsTo, signLink, subscriberIdOf } from "../support/opt-in";
 import { type AppServer, startApp, tempDir } from "../support/server";
 import { type SmtpTestServer, startSmtpServer } from "../support/smtp";
-import { expect, test } from "./fixtures";
+import { expect, expectNoViolations, test } from "./fixtures";
 
 /**
  * Double opt-in in real Chromium: the visitor subscribes in the footer, the confirmation email
@@ -58,11 +57,6 @@ function footerForm(page: Page) {
   return page.getByRole("contentinfo").getByRole("form", { name: "Newsletter" });
 }
 
-async function noAxeViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
-}
-
 test("subscribe in the footer, follow the email's link, confirm with the button; then unsubscribe from the same email", async ({
   page,
 }, testInfo) => {
@@ -82,7 +76,7 @@ test("subscribe in the footer, follow the email's link, confirm with the button;
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Confirm your subscription");
   await expect(page.getByRole("main")).toContainText(email);
   await expect(page.getByRole("main")).toContainText("Topics: Research.");
-  await noAxeViolations(page);
+  await expectNoViolations(page, "the confirmation page");
   // Opening the page confirmed nothing.
   expect((await stored(email)).status).toBe("pending");
 
@@ -92,7 +86,7 @@ test("subscribe in the footer, follow the email's link, confirm with the button;
   );
   await expect(page.getByRole("button", { name: "Confirm subscription" })).toHaveCount(0);
   expect(await stored(email)).toMatchObject({ status: "confirmed", confirmedAt: expect.any(String) });
-  await noAxeViolations(page);
+  await expectNoViolations(page, "the confirmation done");
 
   const unsubscribe = await linkInMail(email, "Unsubscribe");
   await page.goto(unsubscribe);
@@ -113,7 +107,7 @@ test("an expired link says so and offers no button", async ({ page }) => {
     "This link has expired. Subscribe again to get a new one.",
   );
   await expect(page.getByRole("button", { name: "Confirm subscription" })).toHaveCount(0);
-  await noAxeViolations(page);
+  await expectNoViolations(page, "an expired link");
 });
 
 test.describe("without JavaScript", () => {
