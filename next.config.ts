@@ -2,6 +2,7 @@ import type { NextConfig } from "next";
 import {
   ATTACHMENT_CONTENT_SECURITY_POLICY,
   contentSecurityPolicy,
+  NOINDEX_HEADERS,
   STATIC_POLICY_SOURCE,
   staticSecurityHeaders,
 } from "./lib/http/security-headers";
@@ -14,9 +15,8 @@ const nextConfig: NextConfig = {
   // The stylesheet goes in the page itself: one request fewer before a phone can paint the landing page.
   experimental: { inlineCss: true },
   async headers() {
-    // Every path: pages, API answers, static files and 404s.
-    // The inbox on the web is never indexed, whatever answers there (a page, a route, a 404).
-    const noindex = [{ key: "X-Robots-Tag", value: "noindex" }];
+    // Every path: pages, API answers, static files and 404s (on the inbox's paths proxy.ts sends
+    // the same values, which an adopting site's config would not).
     return [
       { source: "/:path*", headers: staticSecurityHeaders() },
       // The inbox's pages are rendered per request: proxy.ts sends theirs, with a nonce.
@@ -29,8 +29,8 @@ const nextConfig: NextConfig = {
           },
         ],
       },
-      { source: "/inbox/:path*", headers: noindex },
-      { source: "/api/ops/:path*", headers: noindex },
+      { source: "/inbox/:path*", headers: NOINDEX_HEADERS },
+      { source: "/api/ops/:path*", headers: NOINDEX_HEADERS },
       // An attachment download runs nothing at all: the last matching entry's value wins.
       {
         source: "/inbox/:reference/attachment",

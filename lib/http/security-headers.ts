@@ -4,7 +4,8 @@
  * build. HSTS depends on `SITE_URL`, which is read at run time, so it is added per request: by
  * `proxy.ts` for pages and files, and by the API's response builders (`json`, `seeOther`) for the
  * routes, which no proxy may stand in front of (Next's proxy buffers request bodies). The inbox's
- * pages are rendered per request, so `proxy.ts` gives each its own policy, with a fresh nonce.
+ * pages are rendered per request, so `proxy.ts` gives each its own policy, with a fresh nonce, and
+ * the fixed headers too, for a site that adopts the package with a `next.config` of its own.
  */
 import { getConfig } from "../config";
 
@@ -81,6 +82,19 @@ export function perRequestPolicy(pathname: string, development = false): string 
 const INBOX = /^\/inbox(?:\/|$)/;
 const INBOX_ANY_CASE = new RegExp(INBOX.source, "i");
 const ATTACHMENT = /^\/inbox\/[^/]+\/attachment\/?$/i;
+
+/** The inbox on the web is never indexed, whatever answers there (a page, a download, a 404). */
+export const NOINDEX_HEADERS = [{ key: "X-Robots-Tag", value: "noindex" }];
+
+/**
+ * What `proxy.ts` sends on an inbox path besides its policy: the headers this site's
+ * `next.config.ts` sends there, which an adopting site's config does not (`init` never edits it).
+ * The inbox's pages show briefs to signed-in ops, so they are never framed, sniffed or indexed
+ * whatever the site's own config says: where both send a header, Next sends the proxy's value.
+ */
+export function inboxPathHeaders(pathname: string): { key: string; value: string }[] {
+  return INBOX_ANY_CASE.test(pathname) ? [...staticSecurityHeaders(), ...NOINDEX_HEADERS] : [];
+}
 
 /** The headers that do not depend on the configuration, the policy aside (see `STATIC_POLICY_SOURCE`). */
 export function staticSecurityHeaders(): { key: string; value: string }[] {

@@ -180,8 +180,16 @@ test("its ops sign in to the inbox by the emailed link and find the brief there"
   const problems = await watchForProblems(page);
   const signIn = await page.goto(`${URL}/inbox`);
   await expect(page).toHaveURL(/\/inbox\/sign-in\?next=%2Finbox$/);
-  // The proxy init wrote gives each inbox page its own nonce policy.
+  // The proxy init wrote gives each inbox page its own nonce policy, and the headers this site's
+  // next.config sends everywhere: the adopter's site has no next.config at all.
   expectNoncePolicy(signIn?.headers()["content-security-policy"]);
+  expect(signIn?.headers()).toMatchObject({
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "strict-origin-when-cross-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=()",
+    "x-frame-options": "DENY",
+    "x-robots-tag": "noindex",
+  });
 
   // The sign-in link is the next email to the address, which already has the brief's.
   const before = smtp?.received.filter((mail) => mail.envelope.to.includes(OPS)).length ?? 0;

@@ -92,6 +92,8 @@ interface RawAnswer {
   status: number;
   /** Every `Content-Security-Policy` line the server sent, as sent (fetch would join them). */
   policies: string[];
+  /** Every header's lines, by lower-case name, as sent. */
+  lines: Map<string, string[]>;
   body: string;
 }
 
@@ -99,22 +101,43 @@ interface RawAnswer {
 function rawGet(url: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { headers }, (incoming) => {
-      const policies: string[] = [];
+      const lines = new Map<string, string[]>();
       for (let i = 0; i < incoming.rawHeaders.length; i += 2) {
-        if (incoming.rawHeaders[i]?.toLowerCase() === "content-security-policy") {
-          policies.push(incoming.rawHeaders[i + 1] ?? "");
-        }
+        const name = incoming.rawHeaders[i]?.toLowerCase() ?? "";
+        lines.set(name, [...(lines.get(name) ?? []), incoming.rawHeaders[i + 1] ?? ""]);
       }
+      const policies = lines.get("content-security-policy") ?? [];
       const chunks: Buffer[] = [];
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
       incoming.on("end", () =>
-        resolve({ status: incoming.statusCode ?? 0, policies, body: Buffer.concat(chunks).toString("utf8") }),
+        resolve({
+          status: incoming.statusCode ?? 0,
+          policies,
+          lines,
+          body: Buffer.concat(chunks).toString("utf8"),
+        }),
       );
       incoming.on("error", reject);
     });
     outgoing.on("error", reject);
     outgoing.end();
   });
+}
+
+/**
+ * The fixed headers every inbox answer carries once each: from `next.config.ts` and from the proxy
+ * (which an adopting site's config would not send) alike, the proxy's line replacing the config's.
+ */
+function expectInboxHeaders(answer: RawAnswer, path: string): void {
+  for (const [name, value] of [
+    ["x-content-type-options", "nosniff"],
+    ["referrer-policy", "strict-origin-when-cross-origin"],
+    ["permissions-policy", "camera=(), microphone=(), geolocation=()"],
+    ["x-frame-options", "DENY"],
+    ["x-robots-tag", "noindex"],
+  ]) {
+    expect(answer.lines.get(name ?? ""), `${name} on ${path}`).toEqual([value]);
+  }
 }
 
 /** A policy's directives by name, each with its sources. */
@@ -205,6 +228,7 @@ describe("the inbox on the web: a nonce per request", () => {
       const headers: Record<string, string> = signedIn ? { cookie } : {};
       const first = await rawGet(url, headers);
       expect([200, 404]).toContain(first.status);
+      expectInboxHeaders(first, template);
       const nonce = nonceOf(first);
       const tags = scriptTagsOf(first.body);
       expect(tags.length).toBeGreaterThan(0);
@@ -235,9 +259,11 @@ describe("the inbox on the web: a nonce per request", () => {
     const download = await rawGet(path, { cookie });
     expect(download.status).toBe(200);
     expect(download.policies).toEqual(["sandbox; default-src 'none'"]);
+    expectInboxHeaders(download, "the attachment");
     const refused = await rawGet(path);
     expect(refused.status).toBe(401);
     expect(refused.policies).toEqual(["sandbox; default-src 'none'"]);
+    expectInboxHeaders(refused, "the attachment, signed out");
   });
 
   it("the CSV export and the inbox's API answers carry one policy each", async () => {
