@@ -129,14 +129,14 @@ function rawGet(url: string, headers: Record<string, string> = {}): Promise<RawA
  * (which an adopting site's config would not send) alike, the proxy's line replacing the config's.
  */
 function expectInboxHeaders(answer: RawAnswer, path: string): void {
-  for (const [name, value] of [
-    ["x-content-type-options", "nosniff"],
-    ["referrer-policy", "strict-origin-when-cross-origin"],
-    ["permissions-policy", "camera=(), microphone=(), geolocation=()"],
-    ["x-frame-options", "DENY"],
-    ["x-robots-tag", "noindex"],
-  ]) {
-    expect(answer.lines.get(name ?? ""), `${name} on ${path}`).toEqual([value]);
+  for (const [name, value] of Object.entries({
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "strict-origin-when-cross-origin",
+    "permissions-policy": "camera=(), microphone=(), geolocation=()",
+    "x-frame-options": "DENY",
+    "x-robots-tag": "noindex",
+  })) {
+    expect(answer.lines.get(name), `${name} on ${path}`).toEqual([value]);
   }
 }
 
